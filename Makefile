@@ -1,0 +1,53 @@
+# wasmbox task runner. `make help` lists the targets; `make run` and `make test` do all set-up.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: help setup runtime build run browser lint typecheck test test-fast bench-runtime clean
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(VENV)/.installed node_modules/.installed ## virtualenv + npm packages
+
+runtime: setup ## build the offline Pyodide runtime into build/runtime
+	$(BIN)/wasmbox build
+
+build: runtime ## everything the app serves
+
+run: build ## start the app and print its URL
+	$(BIN)/wasmbox serve
+
+browser: setup ## make sure a Chromium is there for the browser tests
+	scripts/ensure-browser.sh
+
+lint: setup ## ruff (lint + format check)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup ## mypy --strict and tsc --strict
+	$(BIN)/mypy
+	npm run --silent typecheck
+
+test: build browser lint typecheck ## the whole suite: lint, types, unit, backend, browser
+	$(BIN)/pytest
+
+test-fast: setup ## unit tests only (no browser, no runtime build)
+	$(BIN)/pytest -m "not browser and not network"
+
+bench-runtime: build browser ## runtime figures: build time, bytes, boot time in Chromium
+	$(BIN)/python -m tests.bench.runtime
+
+clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
+	rm -rf build

@@ -1,0 +1,89 @@
+"""`wasmbox`: build the runtime, serve the app."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
+from wasm_runtime.paths import RUNTIME_DIR, default_cache_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wasmbox", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    build = commands.add_parser("build", help="assemble the offline Pyodide runtime")
+    build.add_argument("--out", type=Path, default=RUNTIME_DIR, help="output folder (%(default)s)")
+    build.add_argument("--cache-dir", type=Path, default=default_cache_dir(), help="(%(default)s)")
+    build.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="URL_OR_DIR",
+        help="a copy of Pyodide's full/ folder, tried before the public sources (repeatable)",
+    )
+    build.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also ship this official Pyodide package and its dependencies (repeatable)",
+    )
+    build.add_argument(
+        "--refresh", action="store_true", help="re-fetch cached files that fail their hash"
+    )
+    build.add_argument("--no-cdn", action="store_true", help="never try the official CDN")
+
+    serve = commands.add_parser("serve", help="start the app (builds the runtime first if missing)")
+    serve.add_argument("--host", default=None, help="interface to bind (default from settings)")
+    serve.add_argument("--port", type=int, default=None, help="port (default from settings)")
+
+    args = parser.parse_args(argv)
+    console = Console(stderr=True)
+    if args.command == "serve":
+        return serve_app(args.host, args.port, console)
+    if args.command == "build":
+        options = BuildOptions(
+            out_dir=args.out,
+            cache_dir=args.cache_dir,
+            mirrors=args.mirror,
+            packages=args.package,
+            refresh=args.refresh,
+            use_cdn=not args.no_cdn,
+        )
+        try:
+            build_runtime(options, console)
+        except BuildError as exc:
+            console.print(f"[red]Build failed:[/red] {exc}")
+            return 1
+    return 0
+
+
+def serve_app(host: str | None, port: int | None, console: Console) -> int:
+    import uvicorn
+
+    from backend.app import create_app
+    from backend.settings import get_settings
+    from wasm_runtime.builder.manifest import MANIFEST
+
+    settings = get_settings()
+    host = host or settings.host
+    port = port or settings.port
+    if not (settings.runtime_dir / MANIFEST).is_file():
+        console.print("The runtime is not built yet: building it first.")
+        try:
+            build_runtime(BuildOptions(out_dir=settings.runtime_dir), console)
+        except BuildError as exc:
+            console.print(f"[red]Build failed:[/red] {exc}")
+            return 1
+    console.print(f"wasmbox is running at [bold]http://{host}:{port}/[/bold]  (Ctrl+C stops it)")
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The response headers each kind of static file needs, in one table-like module.
+
+Why each exists:
+- app pages get COOP/COEP (cross-origin isolation enables the SharedArrayBuffer interrupt) and a CSP
+  whose `img-src` keeps model-written markdown images from reaching other hosts;
+- sandbox documents get a strict CSP: no network but the runtime, no `unsafe-eval`, and the CSP
+  `sandbox` directive, so the document is an opaque origin however it is embedded;
+- runtime files are fetched from that opaque origin, so they need CORS and CORP.
+"""
+
+from __future__ import annotations
+
+NOSNIFF = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+CROSS_ORIGIN_ISOLATION = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
+
+APP_PAGE_CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "connect-src 'self'",
+        "worker-src 'self' blob:",
+        "frame-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'self'",
+    ]
+)
+
+RUNTIME_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Cross-Origin-Resource-Policy": "cross-origin",
+}
+
+
+def sandbox_document_csp(origin: str) -> str:
+    """CSP for the sandbox frame and its worker. `origin` is the app's own scheme://host:port.
+
+    Opaque-origin documents cannot use 'self' for the app's files, so paths are spelled in full.
+    """
+    runtime = f"{origin}/runtime/"
+    sandbox = f"{origin}/sandbox/"
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {runtime} {sandbox} 'wasm-unsafe-eval'",
+            f"connect-src {runtime}",
+            f"worker-src {sandbox} blob:",
+            "style-src 'unsafe-inline'",
+            "img-src data: blob:",
+            "base-uri 'none'",
+            "form-action 'none'",
+            "sandbox allow-scripts",
+        ]
+    )

@@ -1,0 +1,148 @@
+"""Static files: the app, the SDK, the sandbox documents and the runtime.
+
+Built files are served from disk as they are, with pre-compressed `.br`/`.gz` siblings (made at
+build time) chosen by `Accept-Encoding`. Paths are checked segment by segment, so `..` in any
+encoding, hidden files and directories all answer 404; nothing here ever redirects.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from backend.deps import SettingsDep
+from backend.security_headers import (
+    APP_PAGE_CSP,
+    CROSS_ORIGIN_ISOLATION,
+    NOSNIFF,
+    RUNTIME_CORS,
+    sandbox_document_csp,
+)
+
+MIME_TYPES = {
+    ".wasm": "application/wasm",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".whl": "application/octet-stream",
+    ".zip": "application/zip",
+    ".tar": "application/x-tar",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ts": "text/plain; charset=utf-8",
+}
+# Encodings made at build time, most compact first.
+PRECOMPRESSED = (("br", ".br"), ("gzip", ".gz"))
+# A version in the file name (numpy-2.0.2-…whl, openblas-0.3.26.zip) makes the URL immutable.
+VERSIONED_NAME = re.compile(r"-\d+(\.\d+)+[^/]*\.(whl|zip|tar)$")
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+
+router = APIRouter()
+
+
+def safe_file(root: Path, rel_path: str) -> Path | None:
+    """The file under `root` named by `rel_path`, or None for anything that is not a plain file."""
+    if not rel_path or "\\" in rel_path or "\x00" in rel_path:
+        return None
+    parts = rel_path.split("/")
+    if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        return None
+    candidate = root.joinpath(*parts)
+    try:
+        resolved = candidate.resolve(strict=True)
+        resolved.relative_to(root.resolve())
+    except (OSError, ValueError):
+        return None
+    return resolved if resolved.is_file() else None
+
+
+def media_type(path: Path) -> str:
+    return (
+        MIME_TYPES.get(path.suffix)
+        or mimetypes.guess_type(path.name)[0]
+        or "application/octet-stream"
+    )
+
+
+def file_response(request: Request, path: Path, headers: dict[str, str]) -> Response:
+    """Serve `path`, or its pre-compressed sibling when the client accepts that encoding."""
+    accepted = request.headers.get("accept-encoding", "")
+    served = path
+    headers = {**NOSNIFF, **headers, "Vary": "Accept-Encoding"}
+    for encoding, suffix in PRECOMPRESSED:
+        sibling = path.with_name(path.name + suffix)
+        if encoding in accepted and sibling.is_file():
+            served = sibling
+            headers["Content-Encoding"] = encoding
+            break
+    return FileResponse(served, media_type=media_type(path), headers=headers)
+
+
+def not_found() -> Response:
+    return JSONResponse({"error": "not_found"}, status_code=404, headers=NOSNIFF)
+
+
+def app_page_headers(isolated: bool) -> dict[str, str]:
+    headers = {"Content-Security-Policy": APP_PAGE_CSP, "Cache-Control": REVALIDATE}
+    return {**headers, **CROSS_ORIGIN_ISOLATION} if isolated else headers
+
+
+def origin_of(request: Request) -> str:
+    return f"{request.url.scheme}://{request.url.netloc}"
+
+
+@router.get("/runtime/{rel_path:path}", include_in_schema=False)
+def runtime_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.runtime_dir, rel_path)
+    if path is None:
+        return not_found()
+    cache = IMMUTABLE if VERSIONED_NAME.search(path.name) else REVALIDATE
+    return file_response(request, path, {**RUNTIME_CORS, "Cache-Control": cache})
+
+
+@router.get("/sandbox/{rel_path:path}", include_in_schema=False)
+def sandbox_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.js_dir / "sandbox", rel_path)
+    if path is None:
+        return not_found()
+    headers = {
+        **RUNTIME_CORS,
+        "Content-Security-Policy": sandbox_document_csp(origin_of(request)),
+        "Cache-Control": REVALIDATE,
+    }
+    if settings.cross_origin_isolation:
+        headers |= CROSS_ORIGIN_ISOLATION
+    return file_response(request, path, headers)
+
+
+@router.get("/sdk/{rel_path:path}", include_in_schema=False)
+def sdk_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.js_dir / "sdk", rel_path)
+    if path is None:
+        return not_found()
+    headers = {**RUNTIME_CORS, "Cache-Control": REVALIDATE}
+    return file_response(request, path, headers)
+
+
+@router.get("/app/{rel_path:path}", include_in_schema=False)
+def app_asset(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.js_dir / "app", rel_path) or safe_file(settings.web_dir, rel_path)
+    if path is None:
+        return not_found()
+    return file_response(request, path, app_page_headers(settings.cross_origin_isolation))
+
+
+@router.get("/", include_in_schema=False)
+def index(request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.web_dir, "index.html")
+    if path is None:
+        return not_found()
+    return file_response(request, path, app_page_headers(settings.cross_origin_isolation))

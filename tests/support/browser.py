@@ -1,0 +1,60 @@
+"""Which Chromium the browser tests and benchmarks drive, and how it is launched.
+
+`WASMBOX_BROWSER` names an executable; otherwise Playwright's own Chromium when it is installed,
+otherwise Debian's `/usr/bin/chromium`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+# Without the background-networking flags Chromium keeps calling Google's services.
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+
+
+def playwright_chromium() -> str | None:
+    try:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            path = pw.chromium.executable_path
+    except Exception:  # no driver, or no browser downloaded
+        return None
+    return path if path and Path(path).is_file() else None
+
+
+def chromium_executable() -> str | None:
+    """The executable to launch, or None to let Playwright use its own."""
+    if explicit := os.environ.get("WASMBOX_BROWSER"):
+        return explicit
+    if playwright_chromium():
+        return None
+    for candidate in (*SYSTEM_CHROMIUM, shutil.which("chromium")):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def launch_args() -> dict[str, Any]:
+    args: dict[str, Any] = {"args": CHROMIUM_ARGS}
+    if executable := chromium_executable():
+        args["executable_path"] = executable
+    return args
+
+
+if __name__ == "__main__":  # `python -m tests.support.browser`: exit 0 when a browser is usable
+    found = os.environ.get("WASMBOX_BROWSER") or playwright_chromium() or chromium_executable()
+    print(found or "no Chromium found")
+    raise SystemExit(0 if found and Path(found).is_file() else 1)

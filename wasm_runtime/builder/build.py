@@ -1,0 +1,161 @@
+"""The build, step by step. Incremental: files already in place with the right hash are kept."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyodide_lock import PyodideLockSpec
+from rich.console import Console
+
+from wasm_runtime.builder import pins
+from wasm_runtime.builder.compress import ENCODINGS, precompress
+from wasm_runtime.builder.errors import BuildError, HashMismatchError
+from wasm_runtime.builder.extras import fetch_extras, read_pins
+from wasm_runtime.builder.hashing import sha256_file
+from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
+from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock, official_packages
+from wasm_runtime.builder.manifest import MANIFEST, write_manifest
+from wasm_runtime.builder.sources import (
+    DirSource,
+    MirrorWheelSource,
+    Source,
+    UrlSource,
+    VerifiedStore,
+)
+from wasm_runtime.paths import KERNEL_SRC, NODE_MODULES, RUNTIME_DIR, default_cache_dir
+
+LOCK_FILE = "pyodide-lock.json"
+
+
+@dataclass
+class BuildOptions:
+    out_dir: Path = RUNTIME_DIR
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    node_modules: Path = NODE_MODULES
+    kernel_src: Path = KERNEL_SRC
+    mirrors: list[str] = field(default_factory=list)
+    packages: list[str] = field(default_factory=list)
+    refresh: bool = False
+    use_cdn: bool = True
+    extras_text: str | None = None
+
+
+@dataclass
+class BuildReport:
+    out_dir: Path
+    file_count: int
+    total_bytes: int
+    downloaded: list[str]
+    seconds: float
+
+
+def build_runtime(options: BuildOptions, console: Console | None = None) -> BuildReport:
+    console = console or Console(stderr=True)
+    started = time.perf_counter()
+    out = options.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    installed: dict[str, str] = {}  # file name in out → sha256
+
+    with console.status("Pyodide core from node_modules"):
+        lock = load_official_lock(options.node_modules)
+        for name, sha256 in pins.CORE_FILES.items():
+            installed[name] = _install_core(options.node_modules / "pyodide" / name, sha256, out)
+
+    with console.status("Pure-Python extras from PyPI"):
+        extra_pins = read_pins(options.extras_text)
+        extra_wheels, downloaded = fetch_extras(options.cache_dir / "extras", extra_pins)
+        for wheel in extra_wheels:
+            installed[wheel.name] = _install(wheel, out)
+
+    wanted = [*pins.DEFAULT_PACKAGES, *options.packages]
+    official = official_packages(lock, wanted, replaced={pin.name for pin in extra_pins})
+    store = VerifiedStore(
+        options.cache_dir / f"pyodide-{pins.PYODIDE_VERSION}",
+        _sources(options, console),
+        options.refresh,
+    )
+    with console.status(f"{len(official)} official Pyodide packages"):
+        for spec in official.values():
+            installed[spec.file_name] = _install(store.get(spec.file_name, spec.sha256), out)
+    downloaded += store.downloaded
+
+    with console.status("Kernel wheel"):
+        kernel = build_kernel_wheel(options.kernel_src, options.cache_dir / "kernel")
+        installed[kernel.name] = _install(kernel, out)
+
+    added = [out / wheel.name for wheel in [*extra_wheels, kernel]]
+    dist_lock = distribution_lock(lock, official, added, base=out)
+    dist_lock.to_json(out / LOCK_FILE)
+    installed[LOCK_FILE] = sha256_file(out / LOCK_FILE)
+
+    with console.status("Pre-compressing"):
+        files = _describe(out, installed, options.cache_dir / "compressed")
+    _remove_stale(out, files)
+    origins = {pin.name: "extra" for pin in extra_pins}
+    origins[_lock_name(dist_lock, kernel.name)] = "kernel"
+    write_manifest(out, files, dist_lock, origins)
+
+    total = sum(entry["size"] for entry in files.values())
+    report = BuildReport(out, len(files), total, downloaded, time.perf_counter() - started)
+    console.print(
+        f"[green]Runtime ready[/green] in {out}: {report.file_count} files, "
+        f"{total / 1e6:.1f} MB, {len(downloaded)} downloaded, {report.seconds:.1f} s"
+    )
+    return report
+
+
+def _sources(options: BuildOptions, console: Console) -> list[Source]:
+    sources: list[Source] = []
+    for mirror in options.mirrors:
+        is_url = mirror.startswith(("http://", "https://"))
+        sources.append(UrlSource(mirror, console) if is_url else DirSource(Path(mirror)))
+    sources.append(MirrorWheelSource(options.cache_dir / "mirror-wheel", console))
+    if options.use_cdn:
+        sources.append(UrlSource(pins.CDN_URL, console))
+    return sources
+
+
+def _install_core(src: Path, expected: str, out: Path) -> str:
+    if not src.is_file():
+        raise BuildError(f"{src} is missing: run `npm ci` (the Pyodide core comes from npm).")
+    actual = sha256_file(src)
+    if actual != expected:
+        raise HashMismatchError(src.name, expected, actual, src)
+    return _install(src, out)
+
+
+def _install(src: Path, out: Path) -> str:
+    """Copy `src` into `out` unless an identical file is already there; return its sha256."""
+    digest = sha256_file(src)
+    dest = out / src.name
+    if not (
+        dest.is_file() and dest.stat().st_size == src.stat().st_size and sha256_file(dest) == digest
+    ):
+        shutil.copyfile(src, dest)
+    return digest
+
+
+def _describe(out: Path, installed: dict[str, str], cache: Path) -> dict[str, dict[str, Any]]:
+    files: dict[str, dict[str, Any]] = {}
+    for name, digest in sorted(installed.items()):
+        path = out / name
+        entry: dict[str, Any] = {"size": path.stat().st_size, "sha256": digest}
+        if encodings := precompress(path, digest, cache):
+            entry["encodings"] = encodings
+        files[name] = entry
+    return files
+
+
+def _remove_stale(out: Path, files: dict[str, dict[str, Any]]) -> None:
+    keep = {MANIFEST} | set(files) | {name + suffix for name in files for suffix in ENCODINGS}
+    for path in out.iterdir():
+        if path.is_file() and path.name not in keep:
+            path.unlink()
+
+
+def _lock_name(lock: PyodideLockSpec, file_name: str) -> str:
+    return next(name for name, spec in lock.packages.items() if spec.file_name == file_name)

@@ -1,0 +1,48 @@
+"""manifest.json: every file of the runtime with its size and sha256, and what the packages are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pyodide_lock import PyodideLockSpec
+
+from wasm_runtime.builder import pins
+
+MANIFEST = "manifest.json"
+
+
+def write_manifest(
+    out_dir: Path,
+    files: dict[str, dict[str, Any]],
+    lock: PyodideLockSpec,
+    origins: dict[str, str],
+) -> Path:
+    packages = {
+        name: {
+            "version": spec.version,
+            "file": spec.file_name,
+            "imports": spec.imports,
+            "depends": spec.depends,
+            "origin": origins.get(name, "official"),
+        }
+        for name, spec in sorted(lock.packages.items())
+    }
+    manifest = {
+        "format": 1,
+        "pyodide": pins.PYODIDE_VERSION,
+        "python": lock.info.python,
+        "files": dict(sorted(files.items())),
+        "packages": packages,
+    }
+    path = out_dir / MANIFEST
+    partial = path.with_name(MANIFEST + ".part")
+    partial.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    partial.replace(path)
+    return path
+
+
+def read_manifest(out_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out_dir / MANIFEST).read_text())
+    return data
