@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from wasm_runtime.builder import pins
 from wasm_runtime.builder.compress import ENCODINGS, precompress
 from wasm_runtime.builder.errors import BuildError, HashMismatchError
 from wasm_runtime.builder.extras import fetch_extras, read_pins
+from wasm_runtime.builder.fsutil import write_if_changed
 from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
 from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock, official_packages
@@ -89,7 +91,8 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
 
     added = [out / wheel.name for wheel in [*extra_wheels, kernel]]
     dist_lock = distribution_lock(lock, official, added, base=out)
-    dist_lock.to_json(out / LOCK_FILE)
+    lock_json = json.dumps(dist_lock.model_dump(), sort_keys=True).encode()
+    write_if_changed(out / LOCK_FILE, lock_json)
     installed[LOCK_FILE] = sha256_file(out / LOCK_FILE)
 
     with console.status("Pre-compressing"):

@@ -9,6 +9,7 @@ from typing import Any
 from pyodide_lock import PyodideLockSpec
 
 from wasm_runtime.builder import pins
+from wasm_runtime.builder.fsutil import write_if_changed
 
 MANIFEST = "manifest.json"
 
@@ -37,9 +38,7 @@ def write_manifest(
         "packages": packages,
     }
     path = out_dir / MANIFEST
-    partial = path.with_name(MANIFEST + ".part")
-    partial.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    partial.replace(path)
+    write_if_changed(path, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
     return path
 
 

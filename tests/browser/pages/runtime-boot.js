@@ -1,0 +1,24 @@
+// Page side of the runtime boot check: one worker, one pending call at a time.
+const worker = new Worker(new URL("runtime-boot-worker.js", import.meta.url), { type: "module" });
+const waiting = new Map();
+let next = 0;
+
+worker.onmessage = (event) => {
+  const { id, ok, value, error } = event.data;
+  const call = waiting.get(id);
+  waiting.delete(id);
+  if (ok) call.resolve(value);
+  else call.reject(new Error(error));
+};
+
+function call(message) {
+  const id = ++next;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, ...message });
+  });
+}
+
+window.bootStarted = performance.now();
+window.ready = call({ kind: "boot" });
+window.runPython = (code) => call({ kind: "run", code });

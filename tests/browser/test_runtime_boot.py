@@ -1,0 +1,108 @@
+"""The offline runtime, proven in headless Chromium: Pyodide boots from /runtime/ in a worker,
+the data-science packages import and compute, and no request leaves for any other host."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import BrowserContext, Page
+
+from tests.support.network import RequestLog, watch_requests
+
+pytestmark = pytest.mark.browser
+
+BOOT_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def booted(browser, app_server: str) -> Iterator[tuple[Page, RequestLog]]:
+    context: BrowserContext = browser.new_context()
+    log = watch_requests(context, app_server)
+    page = context.new_page()
+    page.goto(f"{app_server}/test-pages/runtime-boot.html")
+    page.evaluate("window.ready")
+    yield page, log
+    context.close()
+
+
+def run(page: Page, code: str) -> object:
+    return page.evaluate("code => window.runPython(code)", code)
+
+
+def test_boots_pyodide_0_27_7(booted: tuple[Page, RequestLog]) -> None:
+    page, _ = booted
+    assert run(page, "import sys; sys.version.split()[0]") == "3.12.7"
+    assert run(page, "import pyodide; pyodide.__version__") == "0.27.7"
+
+
+COMPUTATIONS = [
+    pytest.param(
+        "import numpy as np; int(np.arange(1, 101, dtype=np.int64).sum())", 5050, id="numpy"
+    ),
+    pytest.param(
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'day': [1, 2, 3], 'revenue': [12400, 9800, 15200]})\n"
+        "int(df.revenue.sum())",
+        37400,
+        id="pandas",
+    ),
+    pytest.param(
+        "import io, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots(); ax.plot([1, 2, 3]); buf = io.BytesIO()\n"
+        "fig.savefig(buf, format='png'); buf.getvalue()[:8] == b'\\x89PNG\\r\\n\\x1a\\n'",
+        True,
+        id="matplotlib",
+    ),
+    pytest.param(
+        "from scipy import integrate; round(integrate.quad(lambda x: x * x, 0, 3)[0], 9)",
+        9.0,
+        id="scipy",
+    ),
+    pytest.param(
+        "from sklearn.linear_model import LinearRegression\n"
+        "m = LinearRegression().fit([[0], [1], [2], [3]], [1, 3, 5, 7])\n"
+        "[round(float(m.coef_[0]), 6), round(float(m.intercept_), 6)]",
+        [2.0, 1.0],
+        id="scikit-learn",
+    ),
+    pytest.param("from sympy import primerange; int(sum(primerange(100)))", 1060, id="sympy"),
+    pytest.param(
+        "import networkx as nx; nx.shortest_path_length(nx.path_graph(5), 0, 4)", 4, id="networkx"
+    ),
+    pytest.param("import pyarrow as pa; pa.array([1, 2, 3]).to_pylist()", [1, 2, 3], id="pyarrow"),
+    pytest.param(
+        "import sqlite3; c = sqlite3.connect(':memory:')\n"
+        "c.execute('create table t(x)'); c.executemany('insert into t values (?)', [(2,), (3,)])\n"
+        "c.execute('select sum(x) from t').fetchone()[0]",
+        5,
+        id="sqlite3",
+    ),
+    pytest.param(
+        "import seaborn, openpyxl, tabulate, PIL\ntabulate.tabulate([[1, 2]], tablefmt='plain')",
+        "1  2",
+        id="extras-import",
+    ),
+    pytest.param("import wasmbox_kernel; wasmbox_kernel.__name__", "wasmbox_kernel", id="kernel"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), COMPUTATIONS)
+def test_package_computes(booted: tuple[Page, RequestLog], code: str, expected: object) -> None:
+    page, _ = booted
+    assert run(page, code) == expected
+
+
+def test_missing_package_is_not_fetched(booted: tuple[Page, RequestLog]) -> None:
+    page, _ = booted
+    result = run(
+        page, "try:\n    import shapely\nexcept ImportError as e:\n    r = type(e).__name__\nr"
+    )
+    assert result == "ModuleNotFoundError"
+
+
+def test_no_request_leaves_the_app_origin(booted: tuple[Page, RequestLog]) -> None:
+    """Runs last in this module: by now every package above has been fetched."""
+    _, log = booted
+    assert any(url.endswith(".whl") for url in log.urls), "worker requests should be observed"
+    assert log.foreign() == []
