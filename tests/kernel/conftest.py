@@ -1,0 +1,37 @@
+"""Kernel tests run on plain CPython: the kernel package is put on sys.path directly."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+KERNEL_ROOT = Path(__file__).resolve().parents[2] / "wasm_runtime" / "kernel"
+if str(KERNEL_ROOT) not in sys.path:
+    sys.path.insert(0, str(KERNEL_ROOT))
+
+from wasmbox_kernel import ExecutionResult, Kernel, KernelOptions  # noqa: E402
+
+PACKAGES = {"numpy": "2.0.2", "pandas": "2.2.3", "matplotlib": "3.8.4"}
+
+
+def run(kernel: Kernel, code: str, **kwargs: object) -> ExecutionResult:
+    """Run one cell to completion (no pytest plugin for async needed)."""
+    return asyncio.run(kernel.run(code, run_id="test-run", **kwargs))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def make_kernel(tmp_path: Path):
+    def make(**options: object) -> Kernel:
+        options.setdefault("cwd", str(tmp_path))
+        options.setdefault("available_packages", PACKAGES)
+        return Kernel(KernelOptions.from_dict(options))
+
+    return make
+
+
+@pytest.fixture
+def kernel(make_kernel) -> Kernel:
+    return make_kernel()

@@ -1,0 +1,124 @@
+"""IPython-like cells: value of the last expression, top-level await, persistent globals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run
+
+
+@pytest.mark.parametrize(
+    ("code", "plain"),
+    [
+        pytest.param("1 + 1", "2", id="expression"),
+        pytest.param("x = 5\nx * 2", "10", id="after-statements"),
+        pytest.param("(1 +\n 2)", "3", id="multi-line"),
+        pytest.param("import asyncio\nawait asyncio.sleep(0)\n'slept'", "'slept'", id="await"),
+        pytest.param("async def f():\n    return 7\nawait f()", "7", id="await-value"),
+        pytest.param("x = 1; x  # a comment", "1", id="comment-after"),
+    ],
+)
+def test_last_expression_is_the_value(kernel, code, plain):
+    result = run(kernel, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"] is not None
+    assert result["value"]["text/plain"] == plain
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("1 + 1;", id="semicolon"),
+        pytest.param("1 + 1;  # quiet", id="semicolon-then-comment"),
+        pytest.param("(1 +\n 1);", id="semicolon-after-parenthesis"),
+        pytest.param("None", id="none"),
+        pytest.param("x = 3", id="assignment"),
+        pytest.param("print('hi')", id="print-returns-none"),
+        pytest.param("for i in range(2):\n    i", id="compound-statement"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_no_value(kernel, code):
+    result = run(kernel, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"] is None
+
+
+def test_globals_persist_across_runs(kernel):
+    run(kernel, "counter = 41\ndef bump():\n    return counter + 1")
+    assert run(kernel, "bump()")["value"] == {"application/json": "42", "text/plain": "42"}
+
+
+def test_cells_run_as_main(kernel):
+    assert run(kernel, "__name__")["value"]["text/plain"] == "'__main__'"
+
+
+def test_user_classes_pickle(kernel):
+    code = "import pickle\nclass P:\n    pass\ntype(pickle.loads(pickle.dumps(P()))).__name__"
+    assert run(kernel, code)["value"]["text/plain"] == "'P'"
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("{'a': [1, 2.5, None, True]}", {"a": [1, 2.5, None, True]}, id="dict"),
+        pytest.param("[1, 'two']", [1, "two"], id="list"),
+        pytest.param("'text'", "text", id="str"),
+        pytest.param("3", 3, id="int"),
+    ],
+)
+def test_json_values_carry_application_json(kernel, code, expected):
+    value = run(kernel, code)["value"]
+    assert json.loads(value["application/json"]) == expected
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("{1, 2}", id="set"),
+        pytest.param("float('nan')", id="nan"),
+        pytest.param("object()", id="object"),
+    ],
+)
+def test_non_json_values_have_no_application_json(kernel, code):
+    assert "application/json" not in run(kernel, code)["value"]
+
+
+def test_dataframe_value_has_html(kernel):
+    value = run(kernel, "import pandas as pd\npd.DataFrame({'a': [1, 2]})")["value"]
+    assert "<table" in value["text/html"]
+    assert "a" in value["text/plain"]
+
+
+def test_repr_methods_give_their_mime_types(kernel):
+    code = (
+        "class Rich:\n"
+        "    def _repr_png_(self): return b'\\x89PNG'\n"
+        "    def _repr_svg_(self): return '<svg/>'\n"
+        "    def _repr_markdown_(self): return '**b**'\n"
+        "    def _repr_json_(self): return {'k': 1}\n"
+        "    def __repr__(self): return 'Rich()'\n"
+        "Rich()"
+    )
+    assert run(kernel, code)["value"] == {
+        "image/png": "iVBORw==",
+        "image/svg+xml": "<svg/>",
+        "text/markdown": "**b**",
+        "application/json": '{"k": 1}',
+        "text/plain": "Rich()",
+    }
+
+
+def test_a_failing_repr_method_is_skipped(kernel):
+    code = "class Bad:\n    def _repr_html_(self): raise ValueError\n    def __repr__(self): return 'B'\nBad()"
+    assert run(kernel, code)["value"] == {"text/plain": "B"}
+
+
+def test_result_is_json_safe_with_exactly_the_contract_keys(kernel):
+    result = run(kernel, "print('x')\n{'a': 1}")
+    assert json.loads(json.dumps(result)) == result
+    assert set(result) == {
+        "outcome", "stdout", "stderr", "truncated", "value", "displays", "files", "error",
+        "audit", "policy",
+    }  # fmt: skip

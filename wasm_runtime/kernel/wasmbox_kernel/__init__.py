@@ -1,0 +1,38 @@
+"""wasmbox_kernel: runs the model's Python cells inside Pyodide and reports each run as data.
+
+The JavaScript worker creates one kernel per worker and calls it like this::
+
+    from wasmbox_kernel import Kernel, KernelOptions
+
+    kernel = Kernel(KernelOptions.from_dict({"cwd": "/home/pyodide", "policy": "default"}))
+    result = await kernel.run(code, run_id="r-1", on_stream=lambda name, text: ...)
+    env = kernel.environment()
+
+`Kernel(options: KernelOptions | None = None)`
+    One namespace (`__name__ == "__main__"`, with `display`) kept across runs.
+`await Kernel.run(code: str, *, run_id: str, on_stream: Callable[[str, str], None] | None = None)`
+    -> `ExecutionResult` (a plain, JSON-safe dict; see `result.py`), with the keys `outcome`,
+    `stdout`, `stderr`, `truncated`, `value`, `displays`, `files`, `error`, `audit`, `policy`.
+    `on_stream("stdout" | "stderr", text)` receives output in batches while the cell runs.
+    The host adds `durationMs`, `stateLost` and `audit.peakMemoryBytes`, and turns
+    OUTCOME_CANCELLED into OUTCOME_DEADLINE_EXCEEDED when it interrupted for a deadline.
+`Kernel.environment()` -> `{"python", "packages", "limits", "notes"}` (see `environment.py`).
+`KernelOptions(...)` / `KernelOptions.from_dict(d)`: stdout_limit, stderr_limit,
+    stream_batch_bytes, stream_interval_s, cwd, policy ("default" | "off" | {allowModules,
+    denyModules, maxCodeBytes}), allow_install, available_packages ({name: version}),
+    recursion_limit, cell_prefix. Unknown keys raise ValueError.
+
+The module policy is defence in depth only (see `policy.py`): the browser boundary (an
+opaque-origin iframe and a worker under a strict CSP) is what keeps the code in.
+
+The package also runs under plain CPython 3.11+ for its unit tests; it imports nothing from
+Pyodide and never imports matplotlib unless the user's code did.
+"""
+
+from .kernel import Kernel
+from .options import KernelOptions
+from .policy import PolicyViolation
+from .result import ExecutionResult
+
+__all__ = ["ExecutionResult", "Kernel", "KernelOptions", "PolicyViolation"]
+__version__ = "0.1.0"

@@ -1,0 +1,98 @@
+"""The per-run audit collector fed by the process's audit hook (see `context.Dispatcher`).
+
+It notes files opened (read or written) and network attempts. Files under the library roots
+(`sys.path`, the prefixes, system directories; never the working directory) are left out:
+importing a package or drawing text reads hundreds of them. Lists are capped so a loop cannot grow the result without bound.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .result import NetworkAttempt
+
+AUDITED_EVENTS = frozenset(
+    {"open", "socket.connect", "socket.getaddrinfo", "urllib.Request", "http.client.connect"}
+)
+MAX_ENTRIES = 1000
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+SYSTEM_DIRS = ("/usr", "/lib", "/etc", "/proc", "/dev", "/sys")
+
+
+def library_roots(cwd: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Directories whose files are the runtime's, not the user's (unless they hold cwd)."""
+    cwd = os.path.abspath(cwd)
+    roots: list[str] = []
+    prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix)
+    for entry in (*sys.path, *prefixes, *SYSTEM_DIRS, *extra):
+        if not entry:
+            continue
+        path = os.path.abspath(entry)
+        if path != "/" and path != cwd and not _inside(path, cwd) and not _inside(cwd, path):
+            if path not in roots:
+                roots.append(path)
+    return tuple(roots)
+
+
+class AuditCollector:
+    def __init__(self, cwd: str, roots: tuple[str, ...]) -> None:
+        self._cwd = os.path.abspath(cwd)
+        self._roots = roots
+        self.files_read: set[str] = set()
+        self.files_written: set[str] = set()
+        self.network: list[NetworkAttempt] = []
+
+    def on_event(self, event: str, args: tuple[object, ...]) -> None:
+        try:
+            if event == "open":
+                self._on_open(args)
+            else:
+                self._on_network(event, args)
+        except Exception:  # noqa: S110 (an audit hook must never break the audited operation)
+            pass
+
+    def relative(self, path: str) -> str:
+        """`path` relative to the working directory when inside it, else absolute."""
+        return os.path.relpath(path, self._cwd) if _inside(path, self._cwd) else path
+
+    def _on_open(self, args: tuple[object, ...]) -> None:
+        target, mode, flags = args[0], args[1], args[2]
+        if not isinstance(target, str | bytes | os.PathLike):
+            return  # a file descriptor
+        path = os.path.abspath(os.fsdecode(target))
+        if any(_inside(path, root) for root in self._roots):
+            return
+        if isinstance(mode, str):
+            writes = any(c in mode for c in "wax+")
+        else:
+            writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+        bucket = self.files_written if writes else self.files_read
+        if len(bucket) < MAX_ENTRIES:
+            bucket.add(self.relative(path))
+
+    def _on_network(self, event: str, args: tuple[object, ...]) -> None:
+        if len(self.network) >= MAX_ENTRIES:
+            return
+        if event == "socket.connect":
+            target = _address(args[1])
+        elif event == "socket.getaddrinfo":
+            target = _address((args[0], args[1]))
+        elif event == "http.client.connect":
+            target = _address((args[1], args[2]))
+        else:  # urllib.Request
+            target = str(args[0])
+        self.network.append(NetworkAttempt(kind=event, target=target))
+
+
+def _address(address: object) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+        return f"{host}:{address[1]}"
+    return str(address)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

@@ -1,0 +1,62 @@
+"""What `Kernel.environment()` tells the host (and through it the model) about this sandbox."""
+
+from __future__ import annotations
+
+import platform
+from typing import TypedDict
+
+from .options import KernelOptions
+from .policy import Policy
+
+
+class Limits(TypedDict):
+    stdoutBytes: int
+    stderrBytes: int
+    recursionLimit: int
+    maxCodeBytes: int | None
+
+
+class Environment(TypedDict):
+    python: str
+    packages: dict[str, str]
+    limits: Limits
+    notes: list[str]
+
+
+def describe(options: KernelOptions, policy: Policy | None) -> Environment:
+    return Environment(
+        python=platform.python_version(),
+        packages=dict(sorted(options.available_packages.items(), key=lambda kv: kv[0].lower())),
+        limits=Limits(
+            stdoutBytes=options.stdout_limit,
+            stderrBytes=options.stderr_limit,
+            recursionLimit=options.recursion_limit,
+            maxCodeBytes=policy.max_code_bytes if policy else None,
+        ),
+        notes=notes(options),
+    )
+
+
+def notes(options: KernelOptions) -> list[str]:
+    """Known differences from CPython on a desktop that change what code should be written."""
+    return [
+        "numpy's default integer is 32-bit (wasm32): np.arange(1_000_000).sum() silently "
+        "overflows to 1783293664; pass dtype=np.int64 for large integer sums and products.",
+        "No network: sockets, urllib, http.client, requests and pyfetch fail; "
+        "nothing can be downloaded.",
+        "No package installs: only the packages listed here and the standard library exist.",
+        "No threads or processes: threading.Thread.start() fails, multiprocessing and "
+        "concurrent.futures pools fail, subprocess is unavailable.",
+        "Memory is limited: 32-bit WebAssembly addresses less than 4 GB in all; "
+        "a too large allocation raises MemoryError.",
+        f"The filesystem is in memory; files written under {options.cwd} persist only within "
+        "this sandbox and are listed in the result's files.",
+        "input() is not available (there is no stdin): it raises EOFError.",
+        "time.sleep() blocks the whole sandbox and counts against the time limit; "
+        "top-level `await asyncio.sleep(...)` works.",
+        f"Recursion is limited to {options.recursion_limit} nested calls "
+        "(the WebAssembly stack is small); prefer loops for deep recursion.",
+        "stdout and stderr are capped at "
+        f"{options.stdout_limit} and {options.stderr_limit} bytes per run; "
+        "the last expression of the code is returned as its value.",
+    ]

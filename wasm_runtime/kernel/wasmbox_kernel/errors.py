@@ -1,0 +1,85 @@
+"""From an exception raised by the user's code to the result's outcome and `error`.
+
+Messages are rewritten where the plain one would mislead a model: a missing module says that
+nothing can be installed and lists what the runtime has; recursion and memory errors name the
+sandbox's limits; `SystemExit` says the sandbox keeps running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .result import ErrorInfo, Outcome
+from .tracebacks import format_exception
+
+MAX_LISTED_PACKAGES = 80
+
+
+def outcome_of(exc: BaseException) -> Outcome:
+    if isinstance(exc, MemoryError):
+        return "OUTCOME_MEMORY_EXCEEDED"
+    if isinstance(exc, KeyboardInterrupt):
+        return "OUTCOME_CANCELLED"
+    return "OUTCOME_FAILED"
+
+
+def error_info(
+    exc: BaseException, *, available: Mapping[str, str], recursion_limit: int
+) -> ErrorInfo:
+    """`{name, message, traceback}`, after clarifying the message in place (so both agree)."""
+    _clarify(exc, available, recursion_limit)
+    message = _message(exc)
+    return ErrorInfo(name=type(exc).__name__, message=message, traceback=format_exception(exc))
+
+
+def missing_module_message(name: str, available: Mapping[str, str]) -> str:
+    names = sorted(available, key=str.lower)
+    listing = "only the Python standard library is available"
+    if names:
+        more = len(names) - MAX_LISTED_PACKAGES
+        listing = (
+            "available packages: "
+            + ", ".join(names[:MAX_LISTED_PACKAGES])
+            + (f" and {more} more" if more > 0 else "")
+            + ", plus the Python standard library"
+        )
+    return (
+        f"No module named {name!r}: the package is not available in this sandbox "
+        f"(no network, no pip install); {listing}"
+    )
+
+
+def _clarify(exc: BaseException, available: Mapping[str, str], recursion_limit: int) -> None:
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        top = exc.name.partition(".")[0]
+        if top not in available and exc.name == top:
+            _set_message(exc, missing_module_message(top, available))
+    elif isinstance(exc, RecursionError) and "sandbox" not in str(exc):
+        _set_message(
+            exc,
+            f"{exc} (the sandbox allows {recursion_limit} nested calls; "
+            "rewrite the recursion as a loop or reduce its depth)",
+        )
+    elif isinstance(exc, MemoryError) and not str(exc):
+        _set_message(exc, "out of memory: the sandbox's WebAssembly memory is limited (< 4 GB)")
+
+
+def _set_message(exc: BaseException, message: str) -> None:
+    exc.args = (message,)
+    if isinstance(exc, ImportError):
+        exc.msg = message
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        return (
+            f"exit code {code!r}: exit() and sys.exit() end this run only; "
+            "the sandbox keeps running (use an exception or print to report a problem)"
+        )
+    if isinstance(exc, KeyboardInterrupt):
+        return "the run was interrupted"
+    try:
+        return str(exc)
+    except Exception:
+        return f"<{type(exc).__name__} with an unprintable message>"

@@ -1,0 +1,59 @@
+"""Before/after scans of the working directory: which files a run created or changed."""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+
+from .result import FileInfo
+
+Snapshot = dict[str, tuple[int, int]]
+"""Relative path to (size, mtime_ns)."""
+
+MAX_FILES = 10_000
+MAX_DEPTH = 16
+_EXTRA_TYPES = {".md": "text/markdown", ".parquet": "application/vnd.apache.parquet"}
+
+
+def scan(root: str) -> Snapshot:
+    """Regular files below `root` (links not followed), at most MAX_FILES of them."""
+    found: Snapshot = {}
+    _walk(root, "", found, 0)
+    return found
+
+
+def changed_files(before: Snapshot, after: Snapshot) -> list[FileInfo]:
+    """Files that are new or whose size or mtime changed, sorted by path."""
+    return [
+        FileInfo(path=path, size=stat[0], mime=guess_mime(path))
+        for path, stat in sorted(after.items())
+        if before.get(path) != stat
+    ]
+
+
+def guess_mime(path: str) -> str:
+    extension = os.path.splitext(path)[1].lower()
+    if extension in _EXTRA_TYPES:
+        return _EXTRA_TYPES[extension]
+    return mimetypes.guess_type(path, strict=False)[0] or "application/octet-stream"
+
+
+def _walk(directory: str, prefix: str, found: Snapshot, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        return
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in sorted(entries, key=lambda e: e.name):
+        if len(found) >= MAX_FILES:
+            return
+        name = prefix + entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _walk(entry.path, name + "/", found, depth + 1)
+            elif entry.is_file(follow_symlinks=False):
+                stat = entry.stat(follow_symlinks=False)
+                found[name] = (stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            continue

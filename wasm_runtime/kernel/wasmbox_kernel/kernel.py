@@ -1,0 +1,282 @@
+"""`Kernel`: runs cells in one persistent namespace and reports each run as an ExecutionResult."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import linecache
+import os
+import sys
+import tempfile
+import types
+from collections.abc import Iterator
+
+from .audit import AuditCollector, library_roots
+from .cells import CompiledCell, compile_cell, evaluate, parse_cell
+from .context import DISPATCHER, RunContext
+from .displays import display, take_open_figures
+from .environment import Environment, describe
+from .errors import error_info, outcome_of
+from .fsscan import changed_files, scan
+from .import_guard import ImportGuard
+from .mime import mime_bundle
+from .options import KernelOptions
+from .policy import Policy, PolicyViolation, Violation
+from .result import (
+    Audit,
+    Display,
+    ErrorInfo,
+    ExecutionResult,
+    FileInfo,
+    MimeBundle,
+    Outcome,
+    PolicyInfo,
+)
+from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
+from .tracebacks import format_exception
+
+MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
+
+
+class Kernel:
+    """One per worker. `run` executes a cell; globals persist from one run to the next."""
+
+    def __init__(self, options: KernelOptions | None = None) -> None:
+        self._options = options or KernelOptions()
+        self._policy = Policy.from_spec(
+            self._options.policy, allow_install=self._options.allow_install
+        )
+        self._main = types.ModuleType("__main__")
+        self._main.__dict__["display"] = display
+        self._runs = 0
+        os.makedirs(self._options.cwd, exist_ok=True)
+        mpl_config = _configure_matplotlib()
+        self._roots = library_roots(self._options.cwd, (mpl_config,))
+
+    @property
+    def namespace(self) -> dict[str, object]:
+        """The cells' globals (`__name__ == "__main__"`)."""
+        return self._main.__dict__
+
+    def environment(self) -> Environment:
+        return describe(self._options, self._policy)
+
+    async def run(
+        self, code: str, *, run_id: str, on_stream: StreamCallback | None = None
+    ) -> ExecutionResult:
+        """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
+        self._runs += 1
+        filename = f"<{self._options.cell_prefix}-{self._runs}>"
+        options = self._options
+        out = CappedWriter(
+            "stdout",
+            options.stdout_limit,
+            on_stream=on_stream,
+            batch_bytes=options.stream_batch_bytes,
+            interval_s=options.stream_interval_s,
+        )
+        err = CappedWriter(
+            "stderr",
+            options.stderr_limit,
+            on_stream=on_stream,
+            batch_bytes=options.stream_batch_bytes,
+            interval_s=options.stream_interval_s,
+        )
+        audit = _audit(code)
+        if self._policy is not None and (refusal := self._policy.check_size(code)):
+            return _refused(refusal, filename, out, err, audit)
+        try:
+            tree = parse_cell(code, filename)
+            if self._policy is not None and (refusal := self._policy.check_tree(tree)):
+                return _refused(refusal, filename, out, err, audit)
+            cell = compile_cell(tree, code, filename)
+        except SyntaxError as exc:
+            error = self._error(exc.with_traceback(None))  # the frames are the kernel's
+            return _result("OUTCOME_FAILED", out, err, audit, error=error)
+        return await self._execute(cell, run_id, out, err, audit)
+
+    async def _execute(
+        self, cell: CompiledCell, run_id: str, out: CappedWriter, err: CappedWriter, audit: Audit
+    ) -> ExecutionResult:
+        run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
+        modules_before = set(sys.modules)
+        files_before = scan(self._options.cwd)
+        value: MimeBundle | None = None
+        failure: BaseException | None = None
+        with self._running(run, out, err):
+            try:
+                value = await self._evaluate(cell)
+            except BaseException as exc:
+                if _cancelled_from_outside(exc):
+                    raise
+                failure = exc
+            try:
+                run.displays.extend(take_open_figures())
+            except Exception as exc:
+                failure = failure or exc
+        out.flush()
+        err.flush()
+        files = changed_files(files_before, scan(self._options.cwd))
+        collector = run.collector
+        audit["filesRead"] = sorted(collector.files_read)
+        audit["filesWritten"] = sorted(collector.files_written | {f["path"] for f in files})
+        audit["networkAttempts"] = collector.network
+        audit["importedModules"] = _new_top_level_modules(modules_before)
+        if run.violation is not None:
+            return _refused(run.violation, cell.filename, out, err, audit, failure)
+        error = self._error(failure) if failure is not None else None
+        outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
+        return _result(
+            outcome, out, err, audit, value=value, error=error, displays=run.displays, files=files
+        )
+
+    async def _evaluate(self, cell: CompiledCell) -> MimeBundle | None:
+        await evaluate(cell.body, self.namespace)
+        if cell.last is None:
+            return None
+        value = await evaluate(cell.last, self.namespace)
+        if value is None:
+            return None
+        self.namespace["_"] = value
+        return mime_bundle(value)
+
+    @contextlib.contextmanager
+    def _running(self, run: RunContext, out: CappedWriter, err: CappedWriter) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(contextlib.chdir(self._options.cwd))
+            stack.enter_context(contextlib.redirect_stdout(out))
+            stack.enter_context(contextlib.redirect_stderr(err))
+            stack.enter_context(redirect_stdin(NoStdin()))
+            stack.enter_context(_as_main_module(self._main))
+            stack.enter_context(DISPATCHER.activate(run))
+            if self._policy is not None:
+                guard = ImportGuard(self._policy, run.record_violation, self._options.cell_prefix)
+                stack.enter_context(guard)
+            stack.enter_context(_recursion_limit(self._options.recursion_limit))
+            yield
+
+    def _error(self, exc: BaseException) -> ErrorInfo:
+        return error_info(
+            exc,
+            available=self._options.available_packages,
+            recursion_limit=self._options.recursion_limit,
+        )
+
+
+def _configure_matplotlib() -> str:
+    """Point matplotlib (if the user imports it) at our backend and a config dir outside cwd."""
+    os.environ["MPLBACKEND"] = MPL_BACKEND
+    config = os.environ.setdefault(
+        "MPLCONFIGDIR", os.path.join(tempfile.gettempdir(), "wasmbox-matplotlib")
+    )
+    return config
+
+
+def _audit(code: str) -> Audit:
+    return Audit(
+        codeSha256=hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest(),
+        filesRead=[],
+        filesWritten=[],
+        networkAttempts=[],
+        importedModules=[],
+        peakMemoryBytes=None,
+    )
+
+
+def _result(
+    outcome: Outcome,
+    out: CappedWriter,
+    err: CappedWriter,
+    audit: Audit,
+    *,
+    value: MimeBundle | None = None,
+    displays: list[Display] | None = None,
+    files: list[FileInfo] | None = None,
+    error: ErrorInfo | None = None,
+    policy: PolicyInfo | None = None,
+) -> ExecutionResult:
+    return ExecutionResult(
+        outcome=outcome,
+        stdout=out.getvalue(),
+        stderr=err.getvalue(),
+        truncated=out.truncated or err.truncated,
+        value=value,
+        displays=displays or [],
+        files=files or [],
+        error=error,
+        audit=audit,
+        policy=policy,
+    )
+
+
+def _refused(
+    violation: Violation,
+    filename: str,
+    out: CappedWriter,
+    err: CappedWriter,
+    audit: Audit,
+    failure: BaseException | None = None,
+) -> ExecutionResult:
+    """A POLICY_VIOLATION result; `failure` is the PolicyViolation raised in the run, if any."""
+    if isinstance(failure, PolicyViolation) and failure.violation is violation:
+        traceback = format_exception(failure)
+    else:
+        traceback = _violation_traceback(violation, filename)
+    error = ErrorInfo(name="PolicyViolation", message=violation.message, traceback=traceback)
+    return _result(
+        "OUTCOME_POLICY_VIOLATION", out, err, audit, error=error, policy=violation.info()
+    )
+
+
+def _violation_traceback(violation: Violation, filename: str) -> str:
+    if violation.line is None:
+        return f"PolicyViolation: {violation.message}\n"
+    source = linecache.getline(filename, violation.line).strip()
+    return (
+        f'  File "{filename}", line {violation.line}\n    {source}\n'
+        f"PolicyViolation: {violation.message}\n"
+    )
+
+
+def _cancelled_from_outside(exc: BaseException) -> bool:
+    """A cancellation of the task running the kernel must propagate, not become a result."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _new_top_level_modules(before: set[str]) -> list[str]:
+    known = {name.partition(".")[0] for name in before}
+    return sorted({name.partition(".")[0] for name in list(sys.modules)} - known)
+
+
+@contextlib.contextmanager
+def _as_main_module(module: types.ModuleType) -> Iterator[None]:
+    """Make the cells' module `sys.modules["__main__"]` (pickle and dataclasses look there)."""
+    previous = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
+    try:
+        yield
+    finally:
+        if previous is not None:
+            sys.modules["__main__"] = previous
+        else:
+            sys.modules.pop("__main__", None)
+
+
+@contextlib.contextmanager
+def _recursion_limit(levels: int) -> Iterator[None]:
+    """Allow `levels` nested calls below the current depth, for the run only."""
+    previous = sys.getrecursionlimit()
+    depth = 0
+    frame: types.FrameType | None = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    sys.setrecursionlimit(depth + levels)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)

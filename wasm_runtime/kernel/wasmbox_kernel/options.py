@@ -1,0 +1,73 @@
+"""`KernelOptions`: how the worker configures a kernel (once per worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, cast
+
+PolicySpec = Literal["default", "off"] | dict[str, object]
+"""`"default"`, `"off"`, or `{"allowModules": [...], "denyModules": [...], "maxCodeBytes": n}`."""
+
+DEFAULT_RECURSION_LIMIT = 240
+"""Measured on Pyodide 0.27.7 (V8's default stack): recursion that goes through C (`__getattr__`,
+`__repr__`, `sorted(key=...)`) overflows the WebAssembly stack somewhere between 250 and 400 levels,
+which is a fatal error that kills the worker. Pure Python recursion is safe at any limit on 3.12,
+but the limit cannot tell the two apart, so it is set below the lowest crash seen."""
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"KernelOptions.{name} must be an integer >= {minimum}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    """Settings of one kernel; see the package docstring for what each one does."""
+
+    stdout_limit: int = 1_000_000
+    stderr_limit: int = 1_000_000
+    stream_batch_bytes: int = 8192
+    stream_interval_s: float = 0.05
+    cwd: str = "/home/pyodide"
+    policy: PolicySpec = "default"
+    allow_install: bool = False
+    available_packages: Mapping[str, str] = field(default_factory=dict)
+    recursion_limit: int = DEFAULT_RECURSION_LIMIT
+    cell_prefix: str = "cell"
+
+    def __post_init__(self) -> None:
+        _check_int("stdout_limit", self.stdout_limit, 0)
+        _check_int("stderr_limit", self.stderr_limit, 0)
+        _check_int("stream_batch_bytes", self.stream_batch_bytes, 1)
+        _check_int("recursion_limit", self.recursion_limit, 50)
+        interval = self.stream_interval_s
+        if isinstance(interval, bool) or not isinstance(interval, int | float) or interval < 0:
+            raise ValueError(f"KernelOptions.stream_interval_s must be >= 0, got {interval!r}")
+        if not isinstance(self.cwd, str) or not self.cwd:
+            raise ValueError(f"KernelOptions.cwd must be a non-empty path, got {self.cwd!r}")
+        if not isinstance(self.allow_install, bool):
+            raise ValueError(
+                f"KernelOptions.allow_install must be a bool, got {self.allow_install!r}"
+            )
+        if not isinstance(self.cell_prefix, str) or not self.cell_prefix.isidentifier():
+            raise ValueError(
+                f"KernelOptions.cell_prefix must be an identifier: {self.cell_prefix!r}"
+            )
+        packages = self.available_packages
+        if not isinstance(packages, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in packages.items()
+        ):
+            raise ValueError("KernelOptions.available_packages must map names to version strings")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> KernelOptions:
+        """Build options from a plain dict (e.g. converted from JavaScript); unknown keys fail."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown KernelOptions key(s): {', '.join(unknown)}; "
+                f"known keys: {', '.join(sorted(known))}"
+            )
+        return cls(**cast(dict[str, Any], dict(data)))
