@@ -111,7 +111,12 @@ def test_repr_methods_give_their_mime_types(kernel):
 
 
 def test_a_failing_repr_method_is_skipped(kernel):
-    code = "class Bad:\n    def _repr_html_(self): raise ValueError\n    def __repr__(self): return 'B'\nBad()"
+    code = (
+        "class Bad:\n"
+        "    def _repr_html_(self): raise ValueError\n"
+        "    def __repr__(self): return 'B'\n"
+        "Bad()"
+    )
     assert run(kernel, code)["value"] == {"text/plain": "B"}
 
 

@@ -2,7 +2,8 @@
 
 It notes files opened (read or written) and network attempts. Files under the library roots
 (`sys.path`, the prefixes, system directories; never the working directory) are left out:
-importing a package or drawing text reads hundreds of them. Lists are capped so a loop cannot grow the result without bound.
+importing a package or drawing text reads hundreds of them. Lists are capped so a loop cannot
+grow the result without bound.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def library_roots(cwd: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         if not entry:
             continue
         path = os.path.abspath(entry)
-        if path != "/" and path != cwd and not _inside(path, cwd) and not _inside(cwd, path):
-            if path not in roots:
-                roots.append(path)
+        outside = not _inside(path, cwd) and not _inside(cwd, path)
+        if outside and path != "/" and path not in roots:
+            roots.append(path)
     return tuple(roots)
 
 
