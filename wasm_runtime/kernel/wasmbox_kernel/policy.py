@@ -116,16 +116,19 @@ class Policy:
         return None
 
     def check_size(self, code: str) -> Violation | None:
-        size = (
-            len(code) if len(code) > self.max_code_bytes else len(code.encode("utf-8", "replace"))
-        )
-        if size <= self.max_code_bytes:
-            return None
+        """Refuse code over `max_code_bytes` (UTF-8), without encoding a giant string."""
+        limit = self.max_code_bytes
+        if len(code) > 4 * limit:  # a character is at most 4 bytes
+            size = f"more than {4 * limit}"
+        else:
+            encoded = len(code.encode("utf-8", "surrogatepass"))
+            if encoded <= limit:
+                return None
+            size = str(encoded)
         return Violation(
             rule="maxCodeBytes",
             line=None,
-            message=f"the code is {size} bytes; the sandbox policy allows at most "
-            f"{self.max_code_bytes} bytes",
+            message=f"the code is {size} bytes; the sandbox policy allows at most {limit} bytes",
         )
 
     def check_tree(self, tree: ast.Module) -> Violation | None:

@@ -1,0 +1,81 @@
+"""The audit record: code hash, files, network attempts, imported modules."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+from conftest import run
+from wasmbox_kernel.context import DISPATCHER
+
+
+def test_code_hash(kernel):
+    code = "x = 'é'"
+    assert run(kernel, code)["audit"]["codeSha256"] == hashlib.sha256(code.encode()).hexdigest()
+
+
+def test_memory_is_left_to_the_worker(kernel):
+    assert run(kernel, "1")["audit"]["peakMemoryBytes"] is None
+
+
+def test_files_read_and_written_relative_to_cwd(kernel, tmp_path):
+    (tmp_path / "in.csv").write_text("a\n1\n")
+    code = (
+        "import os\n"
+        "os.makedirs('out', exist_ok=True)\n"
+        "data = open('in.csv').read()\n"
+        "open('out/r.txt', 'w').write(data)"
+    )
+    result = run(kernel, code)
+    assert result["audit"]["filesRead"] == ["in.csv"]
+    assert result["audit"]["filesWritten"] == ["out/r.txt"]
+    assert result["files"] == [{"path": "out/r.txt", "size": 4, "mime": "text/plain"}]
+
+
+def test_unchanged_files_are_not_reported(kernel, tmp_path):
+    run(kernel, "open('a.json', 'w').write('{}')")
+    result = run(kernel, "open('a.json').read()")
+    assert (result["files"], result["audit"]["filesWritten"]) == ([], [])
+
+
+def test_files_written_without_open_are_found_by_the_scan(kernel):
+    result = run(kernel, "import pathlib\npathlib.Path('p.md').write_text('# hi')")
+    assert result["files"] == [{"path": "p.md", "size": 4, "mime": "text/markdown"}]
+
+
+def test_network_attempts_are_recorded(kernel):
+    code = (
+        "import socket, urllib.request, http.client\n"
+        "for attempt in (\n"
+        "    lambda: socket.getaddrinfo('localhost', 80),\n"
+        "    lambda: socket.socket().connect(('127.0.0.1', 9)),\n"
+        "    lambda: http.client.HTTPConnection('127.0.0.1', 9, timeout=1).connect(),\n"
+        "    lambda: urllib.request.urlopen('http://127.0.0.1:9/x', timeout=1),\n"
+        "):\n"
+        "    try:\n"
+        "        attempt()\n"
+        "    except OSError:\n"
+        "        pass"
+    )
+    attempts = run(kernel, code)["audit"]["networkAttempts"]
+    assert {"kind": "socket.getaddrinfo", "target": "localhost:80"} in attempts
+    assert {"kind": "socket.connect", "target": "127.0.0.1:9"} in attempts
+    assert {"kind": "http.client.connect", "target": "127.0.0.1:9"} in attempts
+    assert {"kind": "urllib.Request", "target": "http://127.0.0.1:9/x"} in attempts
+
+
+def test_newly_imported_top_level_modules(kernel):
+    sys.modules.pop("colorsys", None)
+    assert run(kernel, "import colorsys, json")["audit"]["importedModules"] == ["colorsys"]
+
+
+def test_each_run_collects_only_its_own_events(kernel):
+    run(kernel, "open('x.txt', 'w').write('1')")
+    assert run(kernel, "1")["audit"]["filesWritten"] == []
+
+
+def test_the_audit_hook_is_installed_once(make_kernel):
+    run(make_kernel(), "1")
+    run(make_kernel(), "1")
+    assert DISPATCHER._hooked is True
+    assert DISPATCHER.current() is None  # nothing stays active after a run

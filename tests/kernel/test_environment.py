@@ -1,0 +1,43 @@
+"""environment(): versions, limits and the differences from CPython a model must know."""
+
+from __future__ import annotations
+
+import json
+import platform
+
+import pytest
+
+
+def test_environment_shape(kernel):
+    env = kernel.environment()
+    assert set(env) == {"python", "packages", "limits", "notes"}
+    assert env["python"] == platform.python_version()
+    assert env["packages"] == {"matplotlib": "3.8.4", "numpy": "2.0.2", "pandas": "2.2.3"}
+    assert json.loads(json.dumps(env)) == env
+
+
+def test_limits(make_kernel):
+    env = make_kernel(stdout_limit=10, recursion_limit=300).environment()
+    assert env["limits"] == {
+        "stdoutBytes": 10,
+        "stderrBytes": 1_000_000,
+        "recursionLimit": 300,
+        "maxCodeBytes": 1_000_000,
+    }
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        pytest.param("1783293664", id="numpy-int32"),
+        pytest.param("No network", id="network"),
+        pytest.param("threading.Thread.start() fails", id="threads"),
+        pytest.param("subprocess", id="subprocess"),
+        pytest.param("less than 4 GB", id="memory"),
+        pytest.param("filesystem is in memory", id="filesystem"),
+        pytest.param("input() is not available", id="input"),
+        pytest.param("time.sleep() blocks", id="sleep"),
+    ],
+)
+def test_notes_mention(kernel, fragment):
+    assert any(fragment in note for note in kernel.environment()["notes"])

@@ -1,0 +1,121 @@
+"""The module policy: refused before running (AST) and caught while running (import hook)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run
+
+
+@pytest.mark.parametrize(
+    ("code", "rule", "line"),
+    [
+        pytest.param("x = 1\n\nimport ctypes", "module:ctypes", 3, id="import"),
+        pytest.param("from ctypes import util", "module:ctypes", 1, id="from-import"),
+        pytest.param("import ctypes.util", "module:ctypes", 1, id="submodule"),
+        pytest.param("import js as j", "module:js", 1, id="alias"),
+        pytest.param("from pyodide import http", "module:pyodide.http", 1, id="from-package"),
+        pytest.param("from pyodide.ffi import to_js", "module:pyodide.ffi", 1, id="ffi"),
+        pytest.param("import pyodide\npyodide.ffi.to_js", "module:pyodide.ffi", 2, id="attribute"),
+        pytest.param("__import__('_ctypes')", "module:_ctypes", 1, id="literal-dunder-import"),
+        pytest.param(
+            "import importlib\nimportlib.import_module('js')", "module:js", 2, id="lit-il"
+        ),
+        pytest.param("import sys\nsys.modules['pyodide_js']", "module:pyodide_js", 2, id="sys-mod"),
+        pytest.param("def f():\n    import micropip", "module:micropip", 2, id="in-function"),
+    ],
+)
+def test_blocked_before_running(kernel, code, rule, line):
+    result = run(kernel, "print('ran')\n" + code)
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    assert result["policy"]["rule"] == rule
+    assert result["policy"]["line"] == line + 1
+    assert result["error"]["name"] == "PolicyViolation"
+    assert result["stdout"] == ""  # nothing ran
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        pytest.param("name = 'ct' + 'ypes'\n__import__(name)", "module:ctypes", id="dunder-import"),
+        pytest.param(
+            "import importlib\nimportlib.import_module('j' + 's')", "module:js", id="importlib"
+        ),
+        pytest.param("exec('import ' + 'js')", "module:js", id="exec"),
+        pytest.param("eval(\"__import__('pyodide' + '_js')\")", "module:pyodide_js", id="eval"),
+        pytest.param("exec('import js', {})", "module:js", id="exec-fresh-globals"),
+        pytest.param(
+            "import importlib\nimportlib.__import__('ct' + 'ypes')", "module:ctypes", id="il-di"
+        ),
+    ],
+)
+def test_blocked_while_running(kernel, code, rule):
+    result = run(kernel, code)
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    assert (result["policy"]["rule"], result["policy"]["line"]) == (rule, code.count("\n") + 1)
+    assert "PolicyViolation: " in result["error"]["traceback"]
+
+
+def test_a_caught_violation_still_counts(kernel):
+    code = "try:\n    __import__('ct' + 'ypes')\nexcept ImportError:\n    print('caught')"
+    result = run(kernel, code)
+    assert (result["outcome"], result["stdout"]) == ("OUTCOME_POLICY_VIOLATION", "caught\n")
+
+
+def test_imports_by_imported_modules_are_not_checked(kernel, tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))  # Pyodide has "" (the cwd) on sys.path
+    (tmp_path / "helper_with_ctypes.py").write_text("import ctypes\nOK = True\n")
+    assert (
+        run(kernel, "import helper_with_ctypes\nhelper_with_ctypes.OK")["outcome"] == "OUTCOME_OK"
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("from pyodide.ffi import run_sync", id="run-sync"),
+        pytest.param("import pyodide\npyodide.ffi.run_sync", id="run-sync-attribute"),
+        pytest.param("import json, os.path\njson.dumps(os.path.sep)", id="ordinary-modules"),
+    ],
+)
+def test_allowed_by_default(kernel, code):
+    assert run(kernel, code)["policy"] is None
+
+
+def test_the_kernel_works_after_a_violation(kernel):
+    run(kernel, "exec('import js')")
+    assert run(kernel, "import json\njson.dumps([1])")["outcome"] == "OUTCOME_OK"
+
+
+def test_off_disables_every_check(make_kernel):
+    kernel = make_kernel(policy="off")
+    assert run(kernel, "import ctypes\nexec('import ctypes')")["outcome"] == "OUTCOME_OK"
+
+
+def test_allow_modules_overrides_the_default_deny(make_kernel):
+    kernel = make_kernel(policy={"allowModules": ["ctypes"]})
+    assert run(kernel, "import ctypes")["outcome"] == "OUTCOME_OK"
+
+
+def test_deny_modules_adds_rules(make_kernel):
+    result = run(make_kernel(policy={"denyModules": ["json"]}), "exec('import json')")
+    assert result["policy"]["rule"] == "module:json"
+
+
+def test_allow_install_unblocks_micropip(make_kernel):
+    kernel = make_kernel(allow_install=True)
+    assert run(kernel, "def f():\n    import micropip")["outcome"] == "OUTCOME_OK"
+
+
+def test_oversized_code_is_refused_before_parsing(make_kernel):
+    result = run(make_kernel(policy={"maxCodeBytes": 10}), "x = 'ééééé'")  # 16 bytes
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    assert result["policy"] == {
+        "rule": "maxCodeBytes",
+        "line": None,
+        "message": "the code is 16 bytes; the sandbox policy allows at most 10 bytes",
+    }
+
+
+def test_default_code_size_limit_is_one_megabyte(kernel):
+    result = run(kernel, "#" * 1_000_001)
+    assert result["policy"]["rule"] == "maxCodeBytes"
