@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,9 +19,20 @@ from wasmbox_kernel import ExecutionResult, Kernel, KernelOptions  # noqa: E402
 PACKAGES = {"numpy": "2.0.2", "pandas": "2.2.3", "matplotlib": "3.8.4"}
 
 
-def run(kernel: Kernel, code: str, **kwargs: object) -> ExecutionResult:
+def run_cell(kernel: Kernel, code: str, **kwargs: Any) -> ExecutionResult:
     """Run one cell to completion (no pytest plugin for async needed)."""
-    return asyncio.run(kernel.run(code, run_id="test-run", **kwargs))  # type: ignore[arg-type]
+    return asyncio.run(kernel.run(code, run_id="test-run", **kwargs))
+
+
+@pytest.fixture
+def run():
+    """`run(kernel, code, on_stream=...)`: the result of one cell."""
+    return run_cell
+
+
+@pytest.fixture
+def kernel_root() -> Path:
+    return KERNEL_ROOT
 
 
 @pytest.fixture
@@ -33,5 +46,5 @@ def make_kernel(tmp_path: Path):
 
 
 @pytest.fixture
-def kernel(make_kernel) -> Kernel:
+def kernel(make_kernel: Callable[..., Kernel]) -> Kernel:
     return make_kernel()

@@ -5,20 +5,19 @@ from __future__ import annotations
 import hashlib
 import sys
 
-from conftest import run
 from wasmbox_kernel.context import DISPATCHER
 
 
-def test_code_hash(kernel):
+def test_code_hash(run, kernel):
     code = "x = 'é'"
     assert run(kernel, code)["audit"]["codeSha256"] == hashlib.sha256(code.encode()).hexdigest()
 
 
-def test_memory_is_left_to_the_worker(kernel):
+def test_memory_is_left_to_the_worker(run, kernel):
     assert run(kernel, "1")["audit"]["peakMemoryBytes"] is None
 
 
-def test_files_read_and_written_relative_to_cwd(kernel, tmp_path):
+def test_files_read_and_written_relative_to_cwd(run, kernel, tmp_path):
     (tmp_path / "in.csv").write_text("a\n1\n")
     code = (
         "import os\n"
@@ -32,18 +31,18 @@ def test_files_read_and_written_relative_to_cwd(kernel, tmp_path):
     assert result["files"] == [{"path": "out/r.txt", "size": 4, "mime": "text/plain"}]
 
 
-def test_unchanged_files_are_not_reported(kernel, tmp_path):
+def test_unchanged_files_are_not_reported(run, kernel, tmp_path):
     run(kernel, "open('a.json', 'w').write('{}')")
     result = run(kernel, "open('a.json').read()")
     assert (result["files"], result["audit"]["filesWritten"]) == ([], [])
 
 
-def test_files_written_without_open_are_found_by_the_scan(kernel):
+def test_files_written_without_open_are_found_by_the_scan(run, kernel):
     result = run(kernel, "import pathlib\npathlib.Path('p.md').write_text('# hi')")
     assert result["files"] == [{"path": "p.md", "size": 4, "mime": "text/markdown"}]
 
 
-def test_network_attempts_are_recorded(kernel):
+def test_network_attempts_are_recorded(run, kernel):
     code = (
         "import socket, urllib.request, http.client\n"
         "for attempt in (\n"
@@ -64,17 +63,17 @@ def test_network_attempts_are_recorded(kernel):
     assert {"kind": "urllib.Request", "target": "http://127.0.0.1:9/x"} in attempts
 
 
-def test_newly_imported_top_level_modules(kernel):
+def test_newly_imported_top_level_modules(run, kernel):
     sys.modules.pop("colorsys", None)
     assert run(kernel, "import colorsys, json")["audit"]["importedModules"] == ["colorsys"]
 
 
-def test_each_run_collects_only_its_own_events(kernel):
+def test_each_run_collects_only_its_own_events(run, kernel):
     run(kernel, "open('x.txt', 'w').write('1')")
     assert run(kernel, "1")["audit"]["filesWritten"] == []
 
 
-def test_the_audit_hook_is_installed_once(make_kernel):
+def test_the_audit_hook_is_installed_once(run, make_kernel):
     run(make_kernel(), "1")
     run(make_kernel(), "1")
     assert DISPATCHER._hooked is True

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run
 
 
 @pytest.mark.parametrize(
@@ -19,7 +18,7 @@ from conftest import run
         pytest.param("x = 1; x  # a comment", "1", id="comment-after"),
     ],
 )
-def test_last_expression_is_the_value(kernel, code, plain):
+def test_last_expression_is_the_value(run, kernel, code, plain):
     result = run(kernel, code)
     assert result["outcome"] == "OUTCOME_OK", result["error"]
     assert result["value"] is not None
@@ -39,22 +38,22 @@ def test_last_expression_is_the_value(kernel, code, plain):
         pytest.param("", id="empty"),
     ],
 )
-def test_no_value(kernel, code):
+def test_no_value(run, kernel, code):
     result = run(kernel, code)
     assert result["outcome"] == "OUTCOME_OK", result["error"]
     assert result["value"] is None
 
 
-def test_globals_persist_across_runs(kernel):
+def test_globals_persist_across_runs(run, kernel):
     run(kernel, "counter = 41\ndef bump():\n    return counter + 1")
     assert run(kernel, "bump()")["value"] == {"application/json": "42", "text/plain": "42"}
 
 
-def test_cells_run_as_main(kernel):
+def test_cells_run_as_main(run, kernel):
     assert run(kernel, "__name__")["value"]["text/plain"] == "'__main__'"
 
 
-def test_user_classes_pickle(kernel):
+def test_user_classes_pickle(run, kernel):
     code = "import pickle\nclass P:\n    pass\ntype(pickle.loads(pickle.dumps(P()))).__name__"
     assert run(kernel, code)["value"]["text/plain"] == "'P'"
 
@@ -68,7 +67,7 @@ def test_user_classes_pickle(kernel):
         pytest.param("3", 3, id="int"),
     ],
 )
-def test_json_values_carry_application_json(kernel, code, expected):
+def test_json_values_carry_application_json(run, kernel, code, expected):
     value = run(kernel, code)["value"]
     assert json.loads(value["application/json"]) == expected
 
@@ -81,17 +80,17 @@ def test_json_values_carry_application_json(kernel, code, expected):
         pytest.param("object()", id="object"),
     ],
 )
-def test_non_json_values_have_no_application_json(kernel, code):
+def test_non_json_values_have_no_application_json(run, kernel, code):
     assert "application/json" not in run(kernel, code)["value"]
 
 
-def test_dataframe_value_has_html(kernel):
+def test_dataframe_value_has_html(run, kernel):
     value = run(kernel, "import pandas as pd\npd.DataFrame({'a': [1, 2]})")["value"]
     assert "<table" in value["text/html"]
     assert "a" in value["text/plain"]
 
 
-def test_repr_methods_give_their_mime_types(kernel):
+def test_repr_methods_give_their_mime_types(run, kernel):
     code = (
         "class Rich:\n"
         "    def _repr_png_(self): return b'\\x89PNG'\n"
@@ -110,7 +109,7 @@ def test_repr_methods_give_their_mime_types(kernel):
     }
 
 
-def test_a_failing_repr_method_is_skipped(kernel):
+def test_a_failing_repr_method_is_skipped(run, kernel):
     code = (
         "class Bad:\n"
         "    def _repr_html_(self): raise ValueError\n"
@@ -120,7 +119,7 @@ def test_a_failing_repr_method_is_skipped(kernel):
     assert run(kernel, code)["value"] == {"text/plain": "B"}
 
 
-def test_result_is_json_safe_with_exactly_the_contract_keys(kernel):
+def test_result_is_json_safe_with_exactly_the_contract_keys(run, kernel):
     result = run(kernel, "print('x')\n{'a': 1}")
     assert json.loads(json.dumps(result)) == result
     assert set(result) == {

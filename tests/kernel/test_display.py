@@ -6,12 +6,10 @@ import base64
 import subprocess
 import sys
 
-from conftest import KERNEL_ROOT, run
-
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def test_display_adds_one_entry_per_mime_richest_first(kernel):
+def test_display_adds_one_entry_per_mime_richest_first(run, kernel):
     code = (
         "class Both:\n"
         "    def _repr_html_(self): return '<b>x</b>'\n"
@@ -26,12 +24,12 @@ def test_display_adds_one_entry_per_mime_richest_first(kernel):
     ]
 
 
-def test_display_of_a_dataframe_gives_html(kernel):
+def test_display_of_a_dataframe_gives_html(run, kernel):
     displays = run(kernel, "import pandas as pd\ndisplay(pd.DataFrame({'a': [1]}))")["displays"]
     assert [d["mime"] for d in displays] == ["text/html", "text/plain"]
 
 
-def test_open_figures_become_png_displays_and_are_closed(kernel):
+def test_open_figures_become_png_displays_and_are_closed(run, kernel):
     code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.figure()\nplt.plot([3, 1])"
     result = run(kernel, code)
     assert [d["mime"] for d in result["displays"]] == ["image/png", "image/png"]
@@ -39,21 +37,21 @@ def test_open_figures_become_png_displays_and_are_closed(kernel):
     assert run(kernel, "len(plt.get_fignums())")["value"]["text/plain"] == "0"
 
 
-def test_plt_show_publishes_without_a_warning(kernel):
+def test_plt_show_publishes_without_a_warning(run, kernel):
     code = "import matplotlib.pyplot as plt\nplt.plot([1])\nplt.show()\nplt.get_fignums()"
     result = run(kernel, code)
     assert [d["mime"] for d in result["displays"]] == ["image/png"]
     assert (result["stderr"], result["value"]["text/plain"]) == ("", "[]")
 
 
-def test_matplotlib_uses_the_agg_based_backend(kernel):
+def test_matplotlib_uses_the_agg_based_backend(run, kernel):
     value = run(kernel, "import matplotlib\nmatplotlib.get_backend()")["value"]
     assert value["text/plain"] == "'module://wasmbox_kernel.mpl_backend'"
 
 
-def test_matplotlib_is_not_imported_when_the_cell_does_not_use_it(tmp_path):
+def test_matplotlib_is_not_imported_when_the_cell_does_not_use_it(tmp_path, kernel_root):
     script = (
-        f"import sys, asyncio; sys.path.insert(0, {str(KERNEL_ROOT)!r})\n"
+        f"import sys, asyncio; sys.path.insert(0, {str(kernel_root)!r})\n"
         "from wasmbox_kernel import Kernel, KernelOptions\n"
         f"k = Kernel(KernelOptions(cwd={str(tmp_path)!r}))\n"
         "asyncio.run(k.run('display(1)\\n1', run_id='r'))\n"

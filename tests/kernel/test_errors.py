@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import run
 
 
 @pytest.mark.parametrize(
@@ -20,13 +19,13 @@ from conftest import run
         pytest.param("x = (", "OUTCOME_FAILED", "SyntaxError", id="syntax"),
     ],
 )
-def test_outcome_and_the_kernel_stays_usable(kernel, code, outcome, name):
+def test_outcome_and_the_kernel_stays_usable(run, kernel, code, outcome, name):
     result = run(kernel, code)
     assert (result["outcome"], result["error"]["name"]) == (outcome, name)
     assert run(kernel, "print('alive')")["stdout"] == "alive\n"
 
 
-def test_traceback_names_the_cell_and_shows_the_line(kernel):
+def test_traceback_names_the_cell_and_shows_the_line(run, kernel):
     run(kernel, "x = 1")
     traceback = run(kernel, "def boom():\n    raise ValueError('bad')\nboom()")["error"][
         "traceback"
@@ -36,36 +35,36 @@ def test_traceback_names_the_cell_and_shows_the_line(kernel):
     assert traceback.endswith("ValueError: bad\n")
 
 
-def test_traceback_has_no_kernel_frames(kernel):
+def test_traceback_has_no_kernel_frames(run, kernel):
     traceback = run(kernel, "import json\njson.loads('{')")["error"]["traceback"]
     assert "wasmbox_kernel" not in traceback
     assert "json/decoder.py" in traceback  # library frames stay: they explain the error
 
 
-def test_traceback_reaches_functions_of_earlier_cells(kernel):
+def test_traceback_reaches_functions_of_earlier_cells(run, kernel):
     run(kernel, "def fail():\n    return 1 / 0")
     traceback = run(kernel, "fail()")["error"]["traceback"]
     assert 'File "<cell-1>", line 2, in fail' in traceback
 
 
-def test_custom_cell_prefix(make_kernel):
+def test_custom_cell_prefix(run, make_kernel):
     traceback = run(make_kernel(cell_prefix="In"), "1/0")["error"]["traceback"]
     assert 'File "<In-1>"' in traceback
 
 
-def test_syntax_error_names_the_line(kernel):
+def test_syntax_error_names_the_line(run, kernel):
     error = run(kernel, "a = 1\nb = (\n")["error"]
     assert "line 2" in error["message"]
     assert error["traceback"].startswith('  File "<cell-1>", line 2\n    b = (\n')
 
 
-def test_recursion_error_names_the_limit(make_kernel):
+def test_recursion_error_names_the_limit(run, make_kernel):
     error = run(make_kernel(recursion_limit=100), "def f(): f()\nf()")["error"]
     assert "the sandbox allows 100 nested calls" in error["message"]
     assert error["traceback"].endswith(error["message"] + "\n")
 
 
-def test_recursion_limit_applies_only_within_runs(make_kernel):
+def test_recursion_limit_applies_only_within_runs(run, make_kernel):
     before = sys.getrecursionlimit()
     code = (
         "def depth(n):\n"
@@ -80,13 +79,13 @@ def test_recursion_limit_applies_only_within_runs(make_kernel):
     assert sys.getrecursionlimit() == before
 
 
-def test_system_exit_says_the_sandbox_keeps_running(kernel):
+def test_system_exit_says_the_sandbox_keeps_running(run, kernel):
     message = run(kernel, "import sys\nsys.exit(3)")["error"]["message"]
     assert message.startswith("exit code 3:")
     assert "the sandbox keeps running" in message
 
 
-def test_missing_module_lists_what_is_available(kernel):
+def test_missing_module_lists_what_is_available(run, kernel):
     error = run(kernel, "import sklearnx")["error"]
     assert error["name"] == "ModuleNotFoundError"
     assert error["message"] == (
@@ -96,15 +95,15 @@ def test_missing_module_lists_what_is_available(kernel):
     )
 
 
-def test_missing_module_without_packages(make_kernel):
+def test_missing_module_without_packages(run, make_kernel):
     message = run(make_kernel(available_packages={}), "import nope")["error"]["message"]
     assert message.endswith("only the Python standard library is available")
 
 
-def test_missing_submodule_of_an_available_package_is_left_alone(kernel):
+def test_missing_submodule_of_an_available_package_is_left_alone(run, kernel):
     message = run(kernel, "import numpy.nothing_here")["error"]["message"]
     assert message == "No module named 'numpy.nothing_here'"
 
 
-def test_value_is_none_when_the_cell_fails(kernel):
+def test_value_is_none_when_the_cell_fails(run, kernel):
     assert run(kernel, "x = 1\n1 / 0\nx")["value"] is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run
 
 
 @pytest.mark.parametrize(
@@ -24,7 +23,7 @@ from conftest import run
         pytest.param("def f():\n    import micropip", "module:micropip", 2, id="in-function"),
     ],
 )
-def test_blocked_before_running(kernel, code, rule, line):
+def test_blocked_before_running(run, kernel, code, rule, line):
     result = run(kernel, "print('ran')\n" + code)
     assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
     assert result["policy"]["rule"] == rule
@@ -48,20 +47,20 @@ def test_blocked_before_running(kernel, code, rule, line):
         ),
     ],
 )
-def test_blocked_while_running(kernel, code, rule):
+def test_blocked_while_running(run, kernel, code, rule):
     result = run(kernel, code)
     assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
     assert (result["policy"]["rule"], result["policy"]["line"]) == (rule, code.count("\n") + 1)
     assert "PolicyViolation: " in result["error"]["traceback"]
 
 
-def test_a_caught_violation_still_counts(kernel):
+def test_a_caught_violation_still_counts(run, kernel):
     code = "try:\n    __import__('ct' + 'ypes')\nexcept ImportError:\n    print('caught')"
     result = run(kernel, code)
     assert (result["outcome"], result["stdout"]) == ("OUTCOME_POLICY_VIOLATION", "caught\n")
 
 
-def test_imports_by_imported_modules_are_not_checked(kernel, tmp_path, monkeypatch):
+def test_imports_by_imported_modules_are_not_checked(run, kernel, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))  # Pyodide has "" (the cwd) on sys.path
     (tmp_path / "helper_with_ctypes.py").write_text("import ctypes\nOK = True\n")
     assert (
@@ -77,36 +76,36 @@ def test_imports_by_imported_modules_are_not_checked(kernel, tmp_path, monkeypat
         pytest.param("import json, os.path\njson.dumps(os.path.sep)", id="ordinary-modules"),
     ],
 )
-def test_allowed_by_default(kernel, code):
+def test_allowed_by_default(run, kernel, code):
     assert run(kernel, code)["policy"] is None
 
 
-def test_the_kernel_works_after_a_violation(kernel):
+def test_the_kernel_works_after_a_violation(run, kernel):
     run(kernel, "exec('import js')")
     assert run(kernel, "import json\njson.dumps([1])")["outcome"] == "OUTCOME_OK"
 
 
-def test_off_disables_every_check(make_kernel):
+def test_off_disables_every_check(run, make_kernel):
     kernel = make_kernel(policy="off")
     assert run(kernel, "import ctypes\nexec('import ctypes')")["outcome"] == "OUTCOME_OK"
 
 
-def test_allow_modules_overrides_the_default_deny(make_kernel):
+def test_allow_modules_overrides_the_default_deny(run, make_kernel):
     kernel = make_kernel(policy={"allowModules": ["ctypes"]})
     assert run(kernel, "import ctypes")["outcome"] == "OUTCOME_OK"
 
 
-def test_deny_modules_adds_rules(make_kernel):
+def test_deny_modules_adds_rules(run, make_kernel):
     result = run(make_kernel(policy={"denyModules": ["json"]}), "exec('import json')")
     assert result["policy"]["rule"] == "module:json"
 
 
-def test_allow_install_unblocks_micropip(make_kernel):
+def test_allow_install_unblocks_micropip(run, make_kernel):
     kernel = make_kernel(allow_install=True)
     assert run(kernel, "def f():\n    import micropip")["outcome"] == "OUTCOME_OK"
 
 
-def test_oversized_code_is_refused_before_parsing(make_kernel):
+def test_oversized_code_is_refused_before_parsing(run, make_kernel):
     result = run(make_kernel(policy={"maxCodeBytes": 10}), "x = 'ééééé'")  # 16 bytes
     assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
     assert result["policy"] == {
@@ -116,6 +115,6 @@ def test_oversized_code_is_refused_before_parsing(make_kernel):
     }
 
 
-def test_default_code_size_limit_is_one_megabyte(kernel):
+def test_default_code_size_limit_is_one_megabyte(run, kernel):
     result = run(kernel, "#" * 1_000_001)
     assert result["policy"]["rule"] == "maxCodeBytes"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import run
 from wasmbox_kernel.streams import CappedWriter
 
 
@@ -17,17 +16,17 @@ class FakeClock:
         return self.now
 
 
-def test_stdout_and_stderr_are_captured(kernel):
+def test_stdout_and_stderr_are_captured(run, kernel):
     result = run(kernel, "import sys\nprint('out')\nprint('err', file=sys.stderr)")
     assert (result["stdout"], result["stderr"]) == ("out\n", "err\n")
 
 
-def test_each_run_has_its_own_output(kernel):
+def test_each_run_has_its_own_output(run, kernel):
     run(kernel, "print('first')")
     assert run(kernel, "print('second')")["stdout"] == "second\n"
 
 
-def test_output_is_streamed_to_the_callback(kernel):
+def test_output_is_streamed_to_the_callback(run, kernel):
     chunks: list[tuple[str, str]] = []
     code = "import sys\nprint('a')\nprint('b', file=sys.stderr)"
     run(kernel, code, on_stream=lambda name, text: chunks.append((name, text)))
@@ -86,7 +85,7 @@ def test_marker_is_streamed_once_and_nothing_after_it():
     assert "".join(chunks) == "abcd\n[wasmbox: stderr truncated after 4 bytes]\n"
 
 
-def test_a_50_megabyte_print_is_capped_quickly(kernel):
+def test_a_50_megabyte_print_is_capped_quickly(run, kernel):
     started = time.perf_counter()
     result = run(kernel, "print('x' * 50_000_000)")
     assert time.perf_counter() - started < 1.0
@@ -95,14 +94,14 @@ def test_a_50_megabyte_print_is_capped_quickly(kernel):
     assert len(result["stdout"]) < 1_000_100
 
 
-def test_stderr_cap_is_its_own(make_kernel):
+def test_stderr_cap_is_its_own(run, make_kernel):
     kernel = make_kernel(stderr_limit=5)
     result = run(kernel, "import sys\nprint('hello world', file=sys.stderr)\nprint('fine')")
     assert result["stderr"].startswith("hello\n[wasmbox: stderr truncated after 5 bytes]")
     assert (result["stdout"], result["truncated"]) == ("fine\n", True)
 
 
-def test_a_broken_stream_listener_does_not_fail_the_run(kernel):
+def test_a_broken_stream_listener_does_not_fail_the_run(run, kernel):
     def listener(name: str, text: str) -> None:
         raise RuntimeError("listener is gone")
 
@@ -110,7 +109,7 @@ def test_a_broken_stream_listener_does_not_fail_the_run(kernel):
     assert (result["outcome"], result["stdout"]) == ("OUTCOME_OK", "a\n")
 
 
-def test_input_raises_a_clear_error_instead_of_waiting(kernel):
+def test_input_raises_a_clear_error_instead_of_waiting(run, kernel):
     result = run(kernel, "input('name? ')")
     assert result["error"]["name"] == "EOFError"
     assert "no stdin" in result["error"]["message"]

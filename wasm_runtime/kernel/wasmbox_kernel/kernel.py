@@ -69,20 +69,8 @@ class Kernel:
         self._runs += 1
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
-        out = CappedWriter(
-            "stdout",
-            options.stdout_limit,
-            on_stream=on_stream,
-            batch_bytes=options.stream_batch_bytes,
-            interval_s=options.stream_interval_s,
-        )
-        err = CappedWriter(
-            "stderr",
-            options.stderr_limit,
-            on_stream=on_stream,
-            batch_bytes=options.stream_batch_bytes,
-            interval_s=options.stream_interval_s,
-        )
+        out = self._writer("stdout", options.stdout_limit, on_stream)
+        err = self._writer("stderr", options.stderr_limit, on_stream)
         audit = _audit(code)
         if self._policy is not None and (refusal := self._policy.check_size(code)):
             return _refused(refusal, filename, out, err, audit)
@@ -155,6 +143,15 @@ class Kernel:
                 stack.enter_context(guard)
             stack.enter_context(_recursion_limit(self._options.recursion_limit))
             yield
+
+    def _writer(self, name: str, limit: int, on_stream: StreamCallback | None) -> CappedWriter:
+        return CappedWriter(
+            name,
+            limit,
+            on_stream=on_stream,
+            batch_bytes=self._options.stream_batch_bytes,
+            interval_s=self._options.stream_interval_s,
+        )
 
     def _error(self, exc: BaseException) -> ErrorInfo:
         return error_info(
