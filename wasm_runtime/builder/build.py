@@ -21,6 +21,7 @@ from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
 from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock, official_packages
 from wasm_runtime.builder.manifest import MANIFEST, write_manifest
+from wasm_runtime.builder.snapshot import SNAPSHOT_FILE, build_snapshot
 from wasm_runtime.builder.sources import (
     DirSource,
     MirrorWheelSource,
@@ -84,6 +85,10 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         for spec in official.values():
             installed[spec.file_name] = _install(store.get(spec.file_name, spec.sha256), out)
     downloaded += store.downloaded
+
+    with console.status("Start-up snapshot (Node)"):
+        snapshot = build_snapshot(options.node_modules / "pyodide", options.cache_dir / "snapshots")
+        installed[SNAPSHOT_FILE] = _install(snapshot, out)
 
     with console.status("Kernel wheel"):
         kernel = build_kernel_wheel(options.kernel_src, options.cache_dir / "kernel")

@@ -10,6 +10,7 @@ from pyodide_lock import PyodideLockSpec
 
 from wasm_runtime.builder import pins
 from wasm_runtime.builder.fsutil import write_if_changed
+from wasm_runtime.builder.snapshot import SNAPSHOT_FILE
 
 MANIFEST = "manifest.json"
 
@@ -35,6 +36,7 @@ def write_manifest(
         "pyodide": pins.PYODIDE_VERSION,
         "python": lock.info.python,
         "files": dict(sorted(files.items())),
+        "snapshot": SNAPSHOT_FILE if SNAPSHOT_FILE in files else None,
         "packages": packages,
     }
     path = out_dir / MANIFEST

@@ -21,7 +21,8 @@ function call(message) {
 
 // Time from creating the worker to Pyodide ready, as the page sees it (read by the benchmark).
 const bootStarted = performance.now();
-window.ready = call({ kind: "boot" }).then((info) => {
+const snapshot = new URLSearchParams(location.search).get("snapshot");
+window.ready = call({ kind: "boot", snapshot }).then((info) => {
   window.bootMs = performance.now() - bootStarted;
   return info;
 });
