@@ -24,6 +24,7 @@ from wasm_runtime.paths import RUNTIME_DIR
 
 RUNS = 5
 BOOT_PAGE = "/test-pages/runtime-boot.html"
+SNAPSHOT_QUERY = "?snapshot=snapshot.bin"
 QUIET = Console(quiet=True)
 
 
@@ -60,12 +61,12 @@ def wire_bytes(page: Page, base: str) -> tuple[int, int]:
     return boot, sum(size for _, size in responses) - boot
 
 
-def boot_ms(browser: Browser, base: str, warm: bool) -> list[float]:
+def boot_ms(browser: Browser, base: str, warm: bool, query: str = "") -> list[float]:
     samples = []
     context = browser.new_context()
     if warm:  # fill the HTTP cache once, then measure reloads
         page = context.new_page()
-        page.goto(base + BOOT_PAGE)
+        page.goto(base + BOOT_PAGE + query)
         page.evaluate("window.ready")
         page.close()
     for _ in range(RUNS):
@@ -73,7 +74,7 @@ def boot_ms(browser: Browser, base: str, warm: bool) -> list[float]:
             context.close()
             context = browser.new_context()
         page = context.new_page()
-        page.goto(base + BOOT_PAGE)
+        page.goto(base + BOOT_PAGE + query)
         page.evaluate("window.ready")
         samples.append(float(page.evaluate("window.bootMs")))
         page.close()
@@ -92,11 +93,17 @@ def main() -> None:
         context.close()
         print(f"bytes fetched to boot Pyodide (core only):     {megabytes(boot)}")
         print(f"bytes fetched to import numpy + pandas:        {megabytes(numpy_pandas)}")
-        cold = boot_ms(browser, base, warm=False)
-        warm = boot_ms(browser, base, warm=True)
-        print(f"worker start → Pyodide ready, cold HTTP cache: {summary(cold)}")
-        print(f"worker start → Pyodide ready, warm HTTP cache: {summary(warm)}")
-        print(f"warm/cold ratio: {statistics.median(warm) / statistics.median(cold):.2f}")
+        rows = {}
+        for label, query in (("", ""), (" (snapshot)", SNAPSHOT_QUERY)):
+            for cache, warm in (("cold", False), ("warm", True)):
+                rows[cache + label] = boot_ms(browser, base, warm, query)
+                print(
+                    f"worker start → ready, {cache} HTTP cache{label}: ".ljust(48)
+                    + summary(rows[cache + label])
+                )
+        plain = statistics.median(rows["cold"])
+        for name, samples in rows.items():
+            print(f"  {name:<16} {statistics.median(samples) / plain:.2f}× of plain cold boot")
         browser.close()
     print(f"(benchmark took {time.perf_counter() - started:.0f} s)")
 
