@@ -85,6 +85,7 @@ def test_non_json_values_have_no_application_json(run, kernel, code):
 
 
 def test_dataframe_value_has_html(run, kernel):
+    pytest.importorskip("pandas")
     value = run(kernel, "import pandas as pd\npd.DataFrame({'a': [1, 2]})")["value"]
     assert "<table" in value["text/html"]
     assert "a" in value["text/plain"]

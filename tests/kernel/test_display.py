@@ -6,6 +6,8 @@ import base64
 import subprocess
 import sys
 
+import pytest
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -25,11 +27,13 @@ def test_display_adds_one_entry_per_mime_richest_first(run, kernel):
 
 
 def test_display_of_a_dataframe_gives_html(run, kernel):
+    pytest.importorskip("pandas")
     displays = run(kernel, "import pandas as pd\ndisplay(pd.DataFrame({'a': [1]}))")["displays"]
     assert [d["mime"] for d in displays] == ["text/html", "text/plain"]
 
 
 def test_open_figures_become_png_displays_and_are_closed(run, kernel):
+    pytest.importorskip("matplotlib")
     code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.figure()\nplt.plot([3, 1])"
     result = run(kernel, code)
     assert [d["mime"] for d in result["displays"]] == ["image/png", "image/png"]
@@ -38,6 +42,7 @@ def test_open_figures_become_png_displays_and_are_closed(run, kernel):
 
 
 def test_plt_show_publishes_without_a_warning(run, kernel):
+    pytest.importorskip("matplotlib")
     code = "import matplotlib.pyplot as plt\nplt.plot([1])\nplt.show()\nplt.get_fignums()"
     result = run(kernel, code)
     assert [d["mime"] for d in result["displays"]] == ["image/png"]
@@ -45,6 +50,7 @@ def test_plt_show_publishes_without_a_warning(run, kernel):
 
 
 def test_matplotlib_uses_the_agg_based_backend(run, kernel):
+    pytest.importorskip("matplotlib")
     value = run(kernel, "import matplotlib\nmatplotlib.get_backend()")["value"]
     assert value["text/plain"] == "'module://wasmbox_kernel.mpl_backend'"
 
