@@ -142,6 +142,7 @@ class FakeOpenAI:
         self.received: list[Received] = []
         self.disconnects = 0
         self.disconnected = threading.Event()
+        self.completed = 0  # replies sent to the end
         self.server = LoopbackServer(self.app)
 
     @property
@@ -202,13 +203,14 @@ class FakeOpenAI:
 
         async def finish(message: dict[str, Any]) -> None:
             nonlocal finished
-            if not message.get("more_body"):
+            if message["type"] == "http.response.body" and not message.get("more_body"):
                 finished = True
             await send(message)
 
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
             await self.respond(reply, finish)
+            self.completed += 1
             group.cancel_scope.cancel()
 
     async def respond(self, reply: Reply, send: Callable[[dict[str, Any]], Any]) -> None:
