@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import tempfile
 
 import pytest
 
@@ -41,3 +42,18 @@ def test_limits(make_kernel):
 )
 def test_notes_mention(kernel, fragment):
     assert any(fragment in note for note in kernel.environment()["notes"])
+
+
+def test_each_kernel_reseeds_random() -> None:
+    """A snapshot-restored worker starts with `random` in a frozen state; the kernel reseeds it."""
+    import random
+
+    from wasmbox_kernel import Kernel, KernelOptions
+
+    state = random.getstate()
+    draws = []
+    for _ in range(2):
+        random.setstate(state)  # what every snapshot-restored worker starts with
+        Kernel(KernelOptions(cwd=tempfile.mkdtemp()))
+        draws.append(random.random())
+    assert draws[0] != draws[1]

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import linecache
 import os
+import random
 import sys
 import tempfile
 import types
@@ -51,6 +52,9 @@ class Kernel:
         self._main.__dict__["display"] = display
         self._runs = 0
         os.makedirs(self._options.cwd, exist_ok=True)
+        # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
+        # would draw the same numbers. Reseed from the platform's entropy.
+        random.seed()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
 
