@@ -41,11 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="start the app (builds the runtime first if missing)")
     serve.add_argument("--host", default=None, help="interface to bind (default from settings)")
     serve.add_argument("--port", type=int, default=None, help="port (default from settings)")
+    serve.add_argument(
+        "--allow-public",
+        action="store_true",
+        help="bind a non-loopback interface without WASMBOX_ACCESS_TOKEN (anyone may use the key)",
+    )
 
     args = parser.parse_args(argv)
     console = Console(stderr=True)
     if args.command == "serve":
-        return serve_app(args.host, args.port, console)
+        return serve_app(args.host, args.port, console, allow_public=args.allow_public)
     if args.command == "build":
         options = BuildOptions(
             out_dir=args.out,
@@ -63,16 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def serve_app(host: str | None, port: int | None, console: Console) -> int:
+def serve_app(
+    host: str | None, port: int | None, console: Console, *, allow_public: bool = False
+) -> int:
     import uvicorn
 
     from backend.app import create_app
-    from backend.settings import get_settings
+    from backend.settings import get_settings, unsafe_exposure
     from wasm_runtime.builder.manifest import MANIFEST
 
     settings = get_settings()
+    if allow_public:
+        settings = settings.model_copy(update={"allow_public": True})
     host = host or settings.host
     port = port or settings.port
+    if problem := unsafe_exposure(settings, host):
+        console.print(f"[red]{problem}[/red]")
+        return 2
     if not (settings.runtime_dir / MANIFEST).is_file():
         console.print("The runtime is not built yet: building it first.")
         try:

@@ -1,8 +1,9 @@
 """Static files: the app, the SDK, the sandbox documents and the runtime.
 
 Built files are served from disk as they are, with pre-compressed `.br`/`.gz` siblings (made at
-build time) chosen by `Accept-Encoding`. Paths are checked segment by segment, so `..` in any
-encoding, hidden files and directories all answer 404; nothing here ever redirects.
+build time) chosen by `Accept-Encoding`. Every file has an ETag, and `If-None-Match` answers 304.
+Paths are checked segment by segment, so `..` in any encoding, hidden files and directories all
+answer 404; nothing here ever redirects (the app is built with `redirect_slashes=False`).
 """
 
 from __future__ import annotations
@@ -72,9 +73,29 @@ def media_type(path: Path) -> str:
     )
 
 
+def accepted_encodings(header: str) -> set[str]:
+    """Encodings named in `Accept-Encoding` with a non-zero quality (`br;q=0` refuses br)."""
+    accepted = set()
+    for item in header.split(","):
+        name, _, params = item.partition(";")
+        quality = params.strip().removeprefix("q=")
+        try:
+            refused = bool(params.strip()) and float(quality) <= 0
+        except ValueError:
+            refused = True
+        if name.strip() and not refused:
+            accepted.add(name.strip().lower())
+    return accepted
+
+
 def file_response(request: Request, path: Path, headers: dict[str, str]) -> Response:
     """Serve `path`, or its pre-compressed sibling when the client accepts that encoding."""
-    accepted = request.headers.get("accept-encoding", "")
+    # A byte range of a compressed copy would confuse clients; ranges get the plain file.
+    accepted = (
+        set()
+        if "range" in request.headers
+        else accepted_encodings(request.headers.get("accept-encoding", ""))
+    )
     served = path
     headers = {**NOSNIFF, **headers, "Vary": "Accept-Encoding"}
     for encoding, suffix in PRECOMPRESSED:
@@ -83,7 +104,20 @@ def file_response(request: Request, path: Path, headers: dict[str, str]) -> Resp
             served = sibling
             headers["Content-Encoding"] = encoding
             break
-    return FileResponse(served, media_type=media_type(path), headers=headers)
+    # stat_result up front, so the ETag is known before deciding on 304.
+    stat = served.stat()
+    response = FileResponse(served, media_type=media_type(path), headers=headers, stat_result=stat)
+    if etag_matches(request.headers.get("if-none-match"), response.headers["etag"]):
+        kept = {k: v for k, v in response.headers.items() if k not in ("content-length",)}
+        return Response(status_code=304, headers=kept)
+    return response
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return "*" in tags or etag in tags
 
 
 def not_found() -> Response:
@@ -99,7 +133,7 @@ def origin_of(request: Request) -> str:
     return f"{request.url.scheme}://{request.url.netloc}"
 
 
-@router.get("/runtime/{rel_path:path}", include_in_schema=False)
+@router.api_route("/runtime/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
 def runtime_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.runtime_dir, rel_path)
     if path is None:
@@ -108,7 +142,7 @@ def runtime_file(rel_path: str, request: Request, settings: SettingsDep) -> Resp
     return file_response(request, path, {**RUNTIME_CORS, "Cache-Control": cache})
 
 
-@router.get("/sandbox/{rel_path:path}", include_in_schema=False)
+@router.api_route("/sandbox/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
 def sandbox_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.js_dir / "sandbox", rel_path)
     if path is None:
@@ -123,7 +157,7 @@ def sandbox_file(rel_path: str, request: Request, settings: SettingsDep) -> Resp
     return file_response(request, path, headers)
 
 
-@router.get("/sdk/{rel_path:path}", include_in_schema=False)
+@router.api_route("/sdk/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
 def sdk_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.js_dir / "sdk", rel_path)
     if path is None:
@@ -132,7 +166,7 @@ def sdk_file(rel_path: str, request: Request, settings: SettingsDep) -> Response
     return file_response(request, path, headers)
 
 
-@router.get("/app/{rel_path:path}", include_in_schema=False)
+@router.api_route("/app/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
 def app_asset(rel_path: str, request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.js_dir / "app", rel_path) or safe_file(settings.web_dir, rel_path)
     if path is None:
@@ -140,7 +174,7 @@ def app_asset(rel_path: str, request: Request, settings: SettingsDep) -> Respons
     return file_response(request, path, app_page_headers(settings.cross_origin_isolation))
 
 
-@router.get("/", include_in_schema=False)
+@router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
 def index(request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.web_dir, "index.html")
     if path is None:
