@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help setup runtime build run browser lint typecheck test test-fast bench-runtime clean
+.PHONY: help setup runtime build run browser lint typecheck test test-fast bench-runtime redis bench-proxy clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -40,7 +40,7 @@ typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy
 	npm run --silent typecheck
 
-test: build browser lint typecheck ## the whole suite: lint, types, unit, backend, browser
+test: build browser redis lint typecheck ## the whole suite: lint, types, unit, backend, browser
 	$(BIN)/pytest
 
 test-fast: setup ## unit tests only (no browser, no runtime build)
@@ -48,6 +48,16 @@ test-fast: setup ## unit tests only (no browser, no runtime build)
 
 bench-runtime: build browser ## runtime figures: build time, bytes, boot time in Chromium
 	$(BIN)/python -m tests.bench.runtime
+
+redis: ## redis-server for the shared rate-limit tests (apt-get when root; else those tests skip)
+	@if command -v redis-server >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) \
+		|| echo "could not install redis-server: the Redis tests will be skipped"; \
+	else echo "redis-server is missing and this is not root: the Redis tests will be skipped"; fi
+
+bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy vs direct (loopback)
+	$(BIN)/python -m tests.bench.proxy_load --clients 500
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

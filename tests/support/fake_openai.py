@@ -11,8 +11,9 @@ notices when a client goes away in the middle of a stream.
         assert fake.received[0].json["model"] == "gpt-test"
         assert fake.disconnected.wait(5)
 
-Run alone (`python -m tests.support.fake_openai --port 9000 --tokens 200 --delay-ms 5`) it serves
-the default replies until stopped; the benchmark uses it that way.
+Run alone (`python -m tests.support.fake_openai --port 9000 --tokens 200 --delay-ms 5`) it streams
+that many tokens to every request, each token the monotonic time it was sent; the benchmark uses
+it that way.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import uvicorn
 from starlette.types import Receive, Scope, Send
 
 DONE = b"data: [DONE]\n\n"
+STAMP = b"@STAMP@"  # see Reply.stamp: lets a benchmark measure each chunk's latency
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Reply:
     delay_s: float = 0.0  # before the status line: long enough and the client times out
     chunk_delay_s: float = 0.0
     break_after: int | None = None  # drop the connection after this many chunks
+    stamp: bool = False  # replace STAMP in each chunk with time.monotonic_ns() as it is sent
 
 
 def sse(payload: Any) -> bytes:
@@ -220,6 +223,8 @@ class FakeOpenAI:
         for index, piece in enumerate(reply.chunks or []):
             if reply.break_after is not None and index >= reply.break_after:
                 raise ConnectionAbortedError("scripted: drop the connection mid-stream")
+            if reply.stamp:
+                piece = piece.replace(STAMP, str(time.monotonic_ns()).encode())
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             await anyio.sleep(reply.chunk_delay_s)
         await send({"type": "http.response.body", "body": reply.body, "more_body": False})
@@ -284,8 +289,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=200)
     parser.add_argument("--delay-ms", type=float, default=5.0)
     args = parser.parse_args()
-    tokens = [f"t{i} " for i in range(args.tokens)]
-    reply = stream_reply(tokens, chunk_delay_s=args.delay_ms / 1000)
+    reply = stream_reply([STAMP.decode()] * args.tokens, chunk_delay_s=args.delay_ms / 1000)
+    reply.stamp = True
     config = uvicorn.Config(
         FakeOpenAI(default=lambda _request: reply).app,
         host="127.0.0.1",
