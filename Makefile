@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help setup runtime build run browser lint typecheck test test-fast bench-runtime redis bench-proxy clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-fast bench-runtime redis bench-proxy bench-sandbox clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -24,7 +24,10 @@ setup: $(VENV)/.installed node_modules/.installed ## virtualenv + npm packages
 runtime: setup ## build the offline Pyodide runtime into build/runtime
 	$(BIN)/wasmbox build
 
-build: runtime ## everything the app serves
+js: setup ## bundle the SDK and the sandbox frame + worker into build/js
+	npm run --silent build
+
+build: runtime js ## everything the app serves
 
 run: build ## start the app and print its URL
 	$(BIN)/wasmbox serve
@@ -58,6 +61,9 @@ redis: ## redis-server for the shared rate-limit tests (apt-get when root; else 
 
 bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy vs direct (loopback)
 	$(BIN)/python -m tests.bench.proxy_load --clients 500
+
+bench-sandbox: build browser ## sandbox figures in Chromium: workloads W1-W9, spare, files
+	$(BIN)/python -m tests.bench.sandbox
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

@@ -1,0 +1,99 @@
+"""Fixtures for the sandbox SDK tests: the app served with or without cross-origin isolation
+(test pages included, with the app's own page headers), a page per server, and sandboxes."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request, Response
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from backend.settings import Settings
+from backend.static import app_page_headers
+from tests.support.network import RequestLog, watch_requests
+from tests.support.servers import running, test_app
+
+pytestmark = pytest.mark.browser
+
+SDK_PAGE = "/test-pages/sdk-sandbox.html"
+BOOT_TIMEOUT_MS = 120_000
+
+
+def app_with_page_headers(isolated: bool) -> FastAPI:
+    """The test app, whose /test-pages/ get the headers real app pages get (COOP/COEP, CSP)."""
+    app = test_app(Settings(cross_origin_isolation=isolated))
+
+    @app.middleware("http")
+    async def page_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        if request.url.path.startswith("/test-pages/"):
+            response.headers.update(app_page_headers(isolated))
+        return response
+
+    return app
+
+
+@pytest.fixture(scope="session", params=["isolated", "plain"])
+def sdk_server(request: pytest.FixtureRequest, runtime_built: None) -> Iterator[str]:
+    with running(app_with_page_headers(request.param == "isolated")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def isolated_server(runtime_built: None) -> Iterator[str]:
+    with running(app_with_page_headers(True)) as url:
+        yield url
+
+
+class SdkPage:
+    """A page with the SDK loaded; `create` and `run` go through `window.wasmbox`."""
+
+    def __init__(self, page: Page, log: RequestLog) -> None:
+        self.page = page
+        self.log = log
+
+    def create(self, **options: Any) -> str:
+        sandbox_id: str = self.page.evaluate(
+            "async o => (await wasmbox.Sandbox.create(o)).id", options
+        )
+        return sandbox_id
+
+    def run(self, sandbox_id: str, code: str, **options: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate(
+            "([id, code, o]) => wasmbox.run(id, code, o)", [sandbox_id, code, options]
+        )
+        return result
+
+    def call(self, sandbox_id: str, method: str, *args: Any) -> Any:
+        return self.page.evaluate(
+            "([id, m, args]) => wasmbox.Sandbox.get(id)[m](...args)",
+            [sandbox_id, method, list(args)],
+        )
+
+
+def open_sdk_page(browser: Browser, server: str) -> tuple[BrowserContext, SdkPage]:
+    context = browser.new_context()
+    context.set_default_timeout(BOOT_TIMEOUT_MS)
+    log = watch_requests(context, server)
+    page = context.new_page()
+    page.goto(f"{server}{SDK_PAGE}")
+    page.wait_for_function("window.sdkReady === true")
+    return context, SdkPage(page, log)
+
+
+@pytest.fixture(scope="module")
+def sdk(browser: Browser, sdk_server: str) -> Iterator[SdkPage]:
+    """One page per server and test module; sandboxes share its warm spare."""
+    context, page = open_sdk_page(browser, sdk_server)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def sandbox(sdk: SdkPage) -> str:
+    """A sandbox shared by the tests of a module that do not disturb each other."""
+    return sdk.create()

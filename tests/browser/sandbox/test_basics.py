@@ -1,0 +1,151 @@
+"""The SDK's core contract through Chromium: results, state, values, displays, streams, limits."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tests.browser.sandbox.conftest import SdkPage
+
+pytestmark = pytest.mark.browser
+
+
+def test_print_is_ok(sdk: SdkPage, sandbox: str) -> None:
+    result = sdk.run(sandbox, "print(1 + 1)")
+    assert result["outcome"] == "OUTCOME_OK"
+    assert result["stdout"] == "2\n"
+    assert result["stateLost"] is False
+    assert result["durationMs"] > 0
+    assert result["error"] is None
+    assert len(result["audit"]["codeSha256"]) == 64
+    assert result["audit"]["peakMemoryBytes"] > 0
+
+
+def test_result_has_exactly_the_contract_fields(sdk: SdkPage, sandbox: str) -> None:
+    result = sdk.run(sandbox, "1")
+    contract = {"outcome", "stdout", "stderr", "truncated", "value", "displays", "files"}
+    contract |= {"error", "durationMs", "stateLost", "audit"}
+    assert contract <= set(result) <= contract | {"policy", "validation"}
+    assert set(result["audit"]) == {
+        "codeSha256",
+        "filesRead",
+        "filesWritten",
+        "networkAttempts",
+        "importedModules",
+        "peakMemoryBytes",
+    }
+
+
+def test_state_persists_across_calls(sdk: SdkPage, sandbox: str) -> None:
+    sdk.run(sandbox, "x = 41")
+    assert sdk.run(sandbox, "print(x + 1)")["stdout"] == "42\n"
+
+
+def test_last_expression_is_the_value(sdk: SdkPage, sandbox: str) -> None:
+    value = sdk.run(sandbox, "{'a': [1, 2]}")["value"]
+    assert value["text/plain"] == "{'a': [1, 2]}"
+    assert value["application/json"] == '{"a": [1, 2]}'
+
+
+def test_display_and_matplotlib_png(sdk: SdkPage, sandbox: str) -> None:
+    code = "import matplotlib.pyplot as plt\ndisplay('hello')\nplt.plot([1, 2, 3])\n"
+    result = sdk.run(sandbox, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    mimes = [d["mime"] for d in result["displays"]]
+    assert "image/png" in mimes
+    png = next(d["data"] for d in result["displays"] if d["mime"] == "image/png")
+    assert base64.b64decode(png).startswith(b"\x89PNG\r\n\x1a\n")
+    assert "Loading" not in result["stdout"], "package-loading chatter must not reach stdout"
+
+
+def test_output_is_streamed(sdk: SdkPage, sandbox: str) -> None:
+    code = "import time\nfor i in range(3):\n    print(i)\n    time.sleep(0.1)"
+    result = sdk.run(sandbox, code)
+    chunks = sdk.page.evaluate("wasmbox.streams.stdout")
+    assert "".join(chunks) == result["stdout"] == "0\n1\n2\n"
+    assert len(chunks) >= 2
+
+
+def test_stdout_is_capped(sdk: SdkPage) -> None:
+    capped = sdk.create(stdoutLimit=1000)
+    result = sdk.run(capped, "print('x' * 50_000)")
+    assert result["outcome"] == "OUTCOME_OK"
+    assert result["truncated"] is True
+    assert 1000 <= len(result["stdout"]) < 2000
+
+
+def test_missing_package_names_what_is_available(sdk: SdkPage, sandbox: str) -> None:
+    result = sdk.run(sandbox, "import shapely")
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert result["error"]["name"] == "ModuleNotFoundError"
+    assert "numpy" in result["error"]["message"]
+
+
+def test_policy_violation_names_rule_and_line(sdk: SdkPage, sandbox: str) -> None:
+    result = sdk.run(sandbox, "x = 1\nimport ctypes")
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    assert result["policy"]["line"] == 2
+
+
+def test_policy_off_allows_js(sdk: SdkPage) -> None:
+    open_sandbox = sdk.create(policy="off")
+    assert sdk.run(open_sandbox, "import js; 'ok'")["outcome"] == "OUTCOME_OK"
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"total": {"type": "integer"}},
+    "required": ["total"],
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        pytest.param("{'total': 3}", True, id="valid"),
+        pytest.param("{'total': 'three'}", False, id="wrong-type"),
+        pytest.param("print('no value')", False, id="no-value"),
+    ],
+)
+def test_expect_validates_the_value(sdk: SdkPage, sandbox: str, code: str, ok: bool) -> None:
+    validation = sdk.run(sandbox, code, expect=SCHEMA)["validation"]
+    assert validation["ok"] is ok
+    assert (validation["errors"] == []) is ok
+
+
+def test_environment_describes_the_runtime(sdk: SdkPage, sandbox: str) -> None:
+    env = sdk.call(sandbox, "environment")
+    assert env["python"] == "3.12.7"
+    assert env["packages"]["numpy"] == "2.0.2"
+    assert any("32-bit" in note for note in env["notes"])
+    assert env["limits"]["timeoutMs"] == 30_000
+
+
+def test_calls_on_one_sandbox_run_in_order(sdk: SdkPage) -> None:
+    queued = sdk.create()
+    order = sdk.page.evaluate(
+        """async id => {
+            const sb = wasmbox.Sandbox.get(id);
+            const runs = [sb.execute("import time; time.sleep(0.2); 'a'"), sb.execute("'b'")];
+            return (await Promise.all(runs)).map(r => r.value["text/plain"]);
+        }""",
+        queued,
+    )
+    assert order == ["'a'", "'b'"]
+
+
+def test_lifecycle_get_list_close(sdk: SdkPage) -> None:
+    sandbox_id = sdk.create()
+    info = sdk.page.evaluate("id => wasmbox.Sandbox.list().find(s => s.id === id)", sandbox_id)
+    assert info["state"] == "ready"
+    assert info["createdAt"] <= info["lastUsedAt"]
+    state = sdk.page.evaluate(
+        """async id => {
+            const sb = wasmbox.Sandbox.get(id);
+            await sb.close();
+            return [sb.state, wasmbox.Sandbox.get(id) === undefined];
+        }""",
+        sandbox_id,
+    )
+    assert state == ["closed", True]

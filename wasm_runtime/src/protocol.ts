@@ -1,0 +1,133 @@
+// The typed protocol between the host page (SDK), the sandbox frame and its worker.
+// Both sides import this file. Everything that arrives from the sandbox is untrusted: the host
+// runs it through the parsers in `validate.ts`, which rebuild plain objects of these types.
+
+export const OUTCOMES = [
+  "OUTCOME_OK",
+  "OUTCOME_FAILED",
+  "OUTCOME_DEADLINE_EXCEEDED",
+  "OUTCOME_MEMORY_EXCEEDED",
+  "OUTCOME_POLICY_VIOLATION",
+  "OUTCOME_CANCELLED",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export type MimeBundle = Record<string, string>;
+export interface Display {
+  mime: string;
+  data: string;
+}
+export interface FileInfo {
+  path: string;
+  size: number;
+  mime: string;
+}
+export interface ErrorInfo {
+  name: string;
+  message: string;
+  traceback: string;
+}
+export interface NetworkAttempt {
+  kind: string;
+  target: string;
+}
+export interface Audit {
+  codeSha256: string;
+  filesRead: string[];
+  filesWritten: string[];
+  networkAttempts: NetworkAttempt[];
+  importedModules: string[];
+  peakMemoryBytes: number | null;
+}
+export interface Validation {
+  ok: boolean;
+  errors: string[];
+}
+
+/** The policy rule that refused a run, and where. */
+export interface PolicyInfo {
+  rule: string;
+  line: number | null;
+  message: string;
+}
+
+/** What the kernel reports for one run (the worker adds the heap size). */
+export interface KernelResult {
+  outcome: Outcome;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  value: MimeBundle | null;
+  displays: Display[];
+  files: FileInfo[];
+  error: ErrorInfo | null;
+  audit: Audit;
+  /** Set when the policy refused the run (an extension of DESIGN.md's result). */
+  policy: PolicyInfo | null;
+}
+
+/** The SDK's result: DESIGN.md's `ExecutionResult` (`validation` only when `expect` was given). */
+export interface ExecutionResult extends KernelResult {
+  durationMs: number;
+  stateLost: boolean;
+  validation?: Validation;
+}
+
+export type PolicyRules = { allowModules?: string[]; denyModules?: string[]; maxCodeBytes?: number };
+export type Policy = "default" | "off" | PolicyRules;
+
+/** Per-sandbox kernel settings, sent once when a booted worker is claimed. */
+export interface KernelConfig {
+  policy: Policy;
+  packages: string[];
+  allowInstall: boolean;
+  stdoutLimit: number;
+  stderrLimit: number;
+}
+
+export interface Environment {
+  python: string;
+  packages: Record<string, string>;
+  limits: Record<string, unknown>;
+  notes: string[];
+}
+
+export type StreamName = "stdout" | "stderr";
+
+// Host → worker, over the MessagePort the frame hands to the host. Every request has an `id`
+// that its reply echoes; `runId` is a one-shot random token for a single execution.
+export type WorkerRequest =
+  | { type: "configure"; id: number; config: KernelConfig }
+  | { type: "execute"; id: number; runId: string; code: string }
+  | { type: "write-file"; id: number; path: string; data: Uint8Array }
+  | { type: "read-file"; id: number; path: string }
+  | { type: "list-files"; id: number }
+  | { type: "environment"; id: number };
+
+// Worker → host.
+export type WorkerReply =
+  | { type: "booted"; isolated: boolean; bootMs: number }
+  | { type: "stream"; runId: string; name: StreamName; text: string }
+  | { type: "result"; id: number; runId: string; result: KernelResult }
+  | { type: "done"; id: number }
+  | { type: "file"; id: number; data: Uint8Array }
+  | { type: "files"; id: number; files: FileInfo[] }
+  | { type: "environment"; id: number; environment: Environment }
+  | { type: "failed"; id: number; error: ErrorInfo }
+  | { type: "fatal"; error: ErrorInfo };
+
+// Host → frame (window.postMessage; the frame checks `event.source === parent`).
+export type FrameRequest = { type: "interrupt" };
+
+// Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
+export type FrameReply =
+  | { type: "frame-ready"; port: MessagePort; isolated: boolean }
+  | { type: "worker-crashed"; message: string };
+
+/** Size caps the host enforces on what comes back, whatever the sandbox was told. */
+export const LIMITS = {
+  maxStreamChunk: 1 << 20,
+  maxTextBytes: 64 << 20,
+  maxFileBytes: 100 * 1024 * 1024,
+  maxListEntries: 10_000,
+} as const;

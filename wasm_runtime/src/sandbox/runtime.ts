@@ -1,0 +1,75 @@
+// Worker start-up as named steps: initRuntime → initFilesystem → initKernel.
+import type { PyodideInterface } from "pyodide";
+import type { PyProxy } from "pyodide/ffi";
+import type { KernelConfig } from "../protocol.js";
+
+declare const loadPyodide: typeof import("pyodide").loadPyodide;
+declare function importScripts(...urls: string[]): void;
+
+export const WORKDIR = "/home/pyodide";
+/** Loader chatter ("Loading numpy…") goes here, never into a run's stdout. */
+export const loaderLog: string[] = [];
+const quiet = { messageCallback: (m: string) => void loaderLog.push(m), errorCallback: (m: string) => void loaderLog.push(m) };
+export { quiet as loaderSinks };
+
+interface Manifest {
+  packages: Record<string, { version: string; imports?: string[] }>;
+}
+
+export interface Runtime {
+  pyodide: PyodideInterface;
+  manifest: Manifest;
+  moduleNames: Set<string>;
+}
+
+export async function initRuntime(runtimeUrl: string, interrupt: Int32Array | null): Promise<Runtime> {
+  importScripts(new URL("pyodide.js", runtimeUrl).href);
+  const [pyodide, manifest] = await Promise.all([
+    loadPyodide({ indexURL: runtimeUrl, stdout: (l) => void loaderLog.push(l), stderr: (l) => void loaderLog.push(l) }),
+    fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
+  ]);
+  if (interrupt) pyodide.setInterruptBuffer(interrupt);
+  await pyodide.loadPackage("wasmbox-kernel", quiet);
+  return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
+}
+
+/** Names a file in the working directory must not shadow. */
+function moduleNames(pyodide: PyodideInterface, manifest: Manifest): Set<string> {
+  const sys = pyodide.pyimport("sys");
+  const names = new Set<string>([...(sys.stdlib_module_names as Iterable<string>), ...Object.keys(sys.modules.toJs())]);
+  sys.destroy();
+  for (const pkg of Object.values(manifest.packages)) for (const name of pkg.imports ?? []) names.add(name);
+  for (const name of ["js", "pyodide", "pyodide_js", "micropip", "wasmbox_kernel"]) names.add(name);
+  return names;
+}
+
+export function initFilesystem(runtime: Runtime): void {
+  runtime.pyodide.FS.mkdirTree(WORKDIR);
+  runtime.pyodide.FS.chdir(WORKDIR);
+}
+
+/** The kernel object for one sandbox's settings; preloads the packages it asked for. */
+export async function initKernel(runtime: Runtime, config: KernelConfig): Promise<PyProxy> {
+  const { pyodide, manifest } = runtime;
+  const available = Object.fromEntries(Object.entries(manifest.packages).map(([name, p]) => [name, p.version]));
+  const options = pyodide.toPy({
+    stdout_limit: config.stdoutLimit,
+    stderr_limit: config.stderrLimit,
+    cwd: WORKDIR,
+    policy: config.policy,
+    allow_install: config.allowInstall,
+    available_packages: available,
+  });
+  const mod = pyodide.pyimport("wasmbox_kernel");
+  try {
+    if (config.packages.length) await pyodide.loadPackage(config.packages, quiet);
+    return mod.Kernel(mod.KernelOptions.from_dict(options)) as PyProxy;
+  } finally {
+    options.destroy();
+    mod.destroy();
+  }
+}
+
+export function heapBytes(pyodide: PyodideInterface): number {
+  return (pyodide as unknown as { _module: { HEAP8: Int8Array } })._module.HEAP8.length;
+}

@@ -1,0 +1,90 @@
+// The sandbox worker: boots Pyodide and the kernel, then serves the host's requests in order.
+import type { PyProxy } from "pyodide/ffi";
+import type { Environment, ErrorInfo, WorkerReply, WorkerRequest } from "../protocol.js";
+import { runCell } from "./execute.js";
+import { listFiles, readFile, writeFile } from "./files.js";
+import { initFilesystem, initKernel, initRuntime } from "./runtime.js";
+
+interface Boot {
+  type: "boot";
+  runtimeUrl: string;
+  interrupt: Int32Array | null;
+  port: MessagePort;
+}
+
+// Pyodide 0.27.7 rethrows an interrupted run's KeyboardInterrupt from its event loop after the
+// run already answered; the kernel reported it, so the stray copy is dropped here.
+self.addEventListener("error", (event) => event.preventDefault());
+self.addEventListener("unhandledrejection", (event) => event.preventDefault());
+
+const errorInfo = (error: unknown): ErrorInfo => {
+  const e = error instanceof Error ? error : new Error(String(error));
+  return { name: e.name, message: e.message, traceback: e.stack ?? "" };
+};
+
+async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
+  const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
+  const started = performance.now();
+  const runtime = await initRuntime(runtimeUrl, interrupt);
+  initFilesystem(runtime);
+  let kernel: PyProxy | null = null;
+  let queue = Promise.resolve();
+
+  const handle = async (request: WorkerRequest): Promise<void> => {
+    const { id } = request;
+    try {
+      switch (request.type) {
+        case "configure":
+          kernel = await initKernel(runtime, request.config);
+          return post({ type: "done", id });
+        case "execute": {
+          if (!kernel) throw new Error("the sandbox is not configured");
+          const result = await runCell(runtime, kernel, request, interrupt, post);
+          return post({ type: "result", id, runId: request.runId, result });
+        }
+        case "write-file":
+          writeFile(runtime, request.path, request.data);
+          return post({ type: "done", id });
+        case "read-file": {
+          const data = readFile(runtime, request.path);
+          return post({ type: "file", id, data }, [data.buffer]);
+        }
+        case "list-files":
+          return post({ type: "files", id, files: listFiles(runtime) });
+        case "environment":
+          if (!kernel) throw new Error("the sandbox is not configured");
+          return post({ type: "environment", id, environment: environmentOf(kernel) });
+      }
+    } catch (error) {
+      reportFailure(id, error, post);
+    }
+  };
+  port.onmessage = (event: MessageEvent<WorkerRequest>) => {
+    queue = queue.then(() => handle(event.data));
+  };
+  post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
+}
+
+function environmentOf(kernel: PyProxy): Environment {
+  const proxy = kernel.environment() as PyProxy;
+  const env = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as Environment;
+  proxy.destroy();
+  return env;
+}
+
+/** A Python error is this request's failure; anything else means the runtime itself is broken. */
+function reportFailure(id: number, error: unknown, post: (r: WorkerReply) => void): void {
+  const info = errorInfo(error);
+  const fatal = info.name !== "PythonError" && info.name !== "Error" && !isFsError(error);
+  post(fatal ? { type: "fatal", error: info } : { type: "failed", id, error: info });
+}
+
+const isFsError = (error: unknown) => typeof error === "object" && error !== null && "errno" in error;
+
+self.onmessage = (event: MessageEvent<Boot>) => {
+  if (event.data?.type !== "boot") return;
+  self.onmessage = null;
+  start(event.data).catch((error: unknown) => {
+    event.data.port.postMessage({ type: "fatal", error: errorInfo(error) } satisfies WorkerReply);
+  });
+};

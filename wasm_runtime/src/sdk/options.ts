@@ -1,0 +1,81 @@
+// The SDK's option types and their defaults, checked once where they enter.
+import { LIMITS, type FileInfo, type KernelConfig, type Policy } from "../protocol.js";
+import { pathProblem } from "../paths.js";
+import type { JsonSchema } from "./expect.js";
+
+export interface CreateOptions {
+  /** Default deadline of each `execute`, in ms. */
+  timeoutMs?: number;
+  /** Runtime packages to load before the first run. */
+  packages?: string[];
+  policy?: Policy;
+  allowInstall?: boolean;
+  stdoutLimit?: number;
+  stderrLimit?: number;
+  /** The worker is recycled (state lost) once its wasm heap grows past this. */
+  memoryBudgetBytes?: number;
+}
+
+export interface FileInput {
+  path: string;
+  data: string | Uint8Array;
+}
+
+export interface ExecuteOptions {
+  timeoutMs?: number;
+  files?: FileInput[];
+  onStdout?: (text: string) => void;
+  onStderr?: (text: string) => void;
+  expect?: JsonSchema;
+}
+
+export type SandboxState = "starting" | "ready" | "busy" | "closed";
+
+export interface SandboxInfo {
+  id: string;
+  state: SandboxState;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export type { FileInfo };
+
+export interface Settings {
+  timeoutMs: number;
+  memoryBudgetBytes: number;
+  kernel: KernelConfig;
+}
+
+const positive = (v: number | undefined, fallback: number, what: string): number => {
+  if (v === undefined) return fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${what} must be a positive number, got ${v}`);
+  return v;
+};
+
+export function settingsOf(options: CreateOptions): Settings {
+  return {
+    timeoutMs: positive(options.timeoutMs, 30_000, "timeoutMs"),
+    memoryBudgetBytes: positive(options.memoryBudgetBytes, 2 * 1024 ** 3, "memoryBudgetBytes"),
+    kernel: {
+      policy: options.policy ?? "default",
+      packages: [...(options.packages ?? [])],
+      allowInstall: options.allowInstall === true,
+      stdoutLimit: positive(options.stdoutLimit, 1 << 20, "stdoutLimit"),
+      stderrLimit: positive(options.stderrLimit, 1 << 20, "stderrLimit"),
+    },
+  };
+}
+
+/** Files as bytes, names checked and the request's total within the 100 MB cap; throws otherwise. */
+export function filesOf(files: FileInput[]): { path: string; data: Uint8Array }[] {
+  const out = files.map(({ path, data }) => {
+    const problem = pathProblem(path);
+    if (problem) throw new TypeError(`invalid file name ${JSON.stringify(path)}: ${problem}`);
+    return { path, data: typeof data === "string" ? new TextEncoder().encode(data) : data };
+  });
+  const total = out.reduce((sum, f) => sum + f.data.byteLength, 0);
+  if (total > LIMITS.maxFileBytes) {
+    throw new RangeError(`files exceed the 100 MB per-request limit (${total} bytes)`);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+// One execution under the watchdog: the run races its deadline; when isolated, the interrupt
+// buffer gets a grace period (state kept), then the frame is removed (state lost).
+import type { KernelResult, StreamName, WorkerReply } from "../protocol.js";
+import { EngineDied, type Engine } from "./engine.js";
+import { hostError, hostResult, sha256Hex, type Streamed } from "./result.js";
+
+export const INTERRUPT_GRACE_MS = 2_000;
+
+export interface WatchOptions {
+  timeoutMs: number;
+  limits: Record<StreamName, number>;
+  sinks: Partial<Record<StreamName, (text: string) => void>>;
+}
+
+export interface Watched {
+  result: KernelResult;
+  /** The engine was killed or died: the sandbox needs a fresh one. */
+  engineLost: boolean;
+}
+
+const TIMEOUT = Symbol("timeout");
+type Settled = WorkerReply | EngineDied | typeof TIMEOUT;
+
+function within(reply: Promise<WorkerReply | EngineDied>, ms: number): Promise<Settled> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expiry = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(resolve, ms, TIMEOUT)));
+  return Promise.race([reply, expiry]).finally(() => clearTimeout(timer));
+}
+
+export async function watchRun(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
+  const runId = crypto.randomUUID(); // one-shot: replies for any other run are ignored
+  const streamed: Streamed = { stdout: "", stderr: "", truncated: false };
+  const stopStream = engine.stream(runId, (name, text) => {
+    const part = text.slice(0, Math.max(0, options.limits[name] - streamed[name].length));
+    streamed.truncated ||= part.length < text.length;
+    streamed[name] += part;
+    try {
+      if (part) options.sinks[name]?.(part);
+    } catch {
+      // a throwing callback must not end the run
+    }
+  });
+  const codeSha256 = sha256Hex(code);
+  const lost = async (outcome: KernelResult["outcome"], name: string, message: string): Promise<Watched> => ({
+    result: hostResult(outcome, hostError(name, message), streamed, await codeSha256),
+    engineLost: true,
+  });
+  const reply = engine.call({ type: "execute", runId, code }).catch((error: EngineDied) => error);
+  try {
+    let settled = await within(reply, options.timeoutMs);
+    const interrupted = settled === TIMEOUT && engine.isolated;
+    if (interrupted) {
+      engine.interrupt();
+      settled = await within(reply, INTERRUPT_GRACE_MS);
+    }
+    if (settled === TIMEOUT) {
+      engine.kill("deadline exceeded");
+      const how = interrupted ? "did not stop when interrupted" : "was stopped";
+      return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; the sandbox was restarted`);
+    }
+    if (settled instanceof EngineDied) {
+      return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);
+    }
+    if (settled.type === "result" && settled.runId === runId) {
+      const result = settled.result;
+      if (interrupted && result.outcome === "OUTCOME_CANCELLED") {
+        result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
+        if (result.error) result.error.message = `interrupted at its ${options.timeoutMs} ms deadline; state is kept`;
+      }
+      return { result, engineLost: false };
+    }
+    if (settled.type === "failed") {
+      return { result: hostResult("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
+    }
+    engine.kill("protocol violation");
+    return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");
+  } finally {
+    stopStream();
+  }
+}
