@@ -1,0 +1,75 @@
+"""Files in and out of a sandbox: round trips, names that are refused, the request cap, and
+files that survive the worker being killed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.sandbox.conftest import SdkPage
+
+pytestmark = pytest.mark.browser
+
+READ_TEXT = "async ([id, p]) => new TextDecoder().decode(await wasmbox.Sandbox.get(id).readFile(p))"
+
+
+def read_text(sdk: SdkPage, sandbox: str, path: str) -> str:
+    text: str = sdk.page.evaluate(READ_TEXT, [sandbox, path])
+    return text
+
+
+def test_write_read_and_list(sdk: SdkPage, sandbox: str) -> None:
+    sdk.call(sandbox, "writeFile", "data/in.txt", "hello")
+    assert read_text(sdk, sandbox, "data/in.txt") == "hello"
+    listed = {f["path"]: f for f in sdk.call(sandbox, "listFiles")}
+    assert listed["data/in.txt"]["size"] == 5
+    assert listed["data/in.txt"]["mime"] == "text/plain"
+
+
+def test_files_go_in_with_execute_and_come_out_in_the_result(sdk: SdkPage, sandbox: str) -> None:
+    code = "open('out.csv', 'w').write(open('in.csv').read().upper())"
+    result = sdk.run(sandbox, code, files=[{"path": "in.csv", "data": "a,b\n"}])
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert [f["path"] for f in result["files"]] == ["out.csv"]
+    assert read_text(sdk, sandbox, "out.csv") == "A,B\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param("../escape.txt", id="dot-dot"),
+        pytest.param("/etc/passwd", id="absolute"),
+        pytest.param("a/./b.txt", id="dot-segment"),
+        pytest.param("evil\u202etxt.py", id="bidi-override"),
+        pytest.param("nul\x00.txt", id="control-char"),
+        pytest.param("dir\\file.txt", id="backslash"),
+        pytest.param("json.py", id="shadows-stdlib"),
+        pytest.param("numpy.py", id="shadows-package"),
+        pytest.param("pandas/__init__.py", id="shadows-package-dir"),
+    ],
+)
+def test_hostile_names_are_refused(sdk: SdkPage, sandbox: str, path: str) -> None:
+    with pytest.raises(Exception, match="invalid file name"):
+        sdk.call(sandbox, "writeFile", path, "x")
+
+
+def test_request_over_100_mb_is_refused(sdk: SdkPage, sandbox: str) -> None:
+    message = sdk.page.evaluate(
+        """async id => {
+            const big = new Uint8Array(60 * 1024 * 1024);
+            const files = [{ path: "a.bin", data: big }, { path: "b.bin", data: big }];
+            try { await wasmbox.Sandbox.get(id).execute("1", { files }); return "accepted"; }
+            catch (error) { return error.message; }
+        }""",
+        sandbox,
+    )
+    assert "100 MB" in message
+
+
+def test_files_survive_a_hard_kill(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    sdk.call(sandbox, "writeFile", "given.txt", "from the host")
+    assert sdk.run(sandbox, "open('made.txt', 'w').write('by a run')")["outcome"] == "OUTCOME_OK"
+    killed = sdk.run(sandbox, "sum(range(10**11))", timeoutMs=500)
+    assert killed["stateLost"] is True
+    after = sdk.run(sandbox, "print(open('given.txt').read(), open('made.txt').read())")
+    assert after["stdout"] == "from the host by a run\n"
