@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -42,6 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default=None, help="interface to bind (default from settings)")
     serve.add_argument("--port", type=int, default=None, help="port (default from settings)")
     serve.add_argument(
+        "--workers",
+        type=worker_count,
+        default=None,
+        help="uvicorn worker processes (default: 1 with the in-memory rate limit, which one "
+        "process must own; one per CPU when WASMBOX_RATE_LIMIT_STORAGE is redis://). "
+        "Stream caps (WASMBOX_MAX_STREAMS_*) count per process.",
+    )
+    serve.add_argument(
         "--allow-public",
         action="store_true",
         help="bind a non-loopback interface without WASMBOX_ACCESS_TOKEN (anyone may use the key)",
@@ -50,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(stderr=True)
     if args.command == "serve":
-        return serve_app(args.host, args.port, console, allow_public=args.allow_public)
+        return serve_app(
+            args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
+        )
     if args.command == "build":
         options = BuildOptions(
             out_dir=args.out,
@@ -68,12 +80,50 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def serve_app(
-    host: str | None, port: int | None, console: Console, *, allow_public: bool = False
-) -> int:
+def worker_count(text: str) -> int:
+    count = int(text)
+    if count < 1:
+        raise argparse.ArgumentTypeError("needs at least one worker")
+    return count
+
+
+def default_workers(rate_limit_storage: str) -> int:
+    """One process per CPU when Redis holds the shared budget; else one, which owns the budget."""
+    if rate_limit_storage.startswith("memory://"):
+        return 1
+    return os.cpu_count() or 1
+
+
+APP_FACTORY = "backend.app:create_app"
+
+
+def run_server(host: str, port: int, *, workers: int = 1, **options: Any) -> None:
+    """uvicorn, with the app built by each worker process (its own upstream pool and slots).
+
+    The import string plus `factory=True` is what lets uvicorn fork workers; with one worker it
+    costs nothing. uvloop and httptools come with uvicorn[standard] and are picked by "auto".
+    """
     import uvicorn
 
-    from backend.app import create_app
+    uvicorn.run(
+        APP_FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        **options,
+    )
+
+
+def serve_app(
+    host: str | None,
+    port: int | None,
+    console: Console,
+    *,
+    allow_public: bool = False,
+    workers: int | None = None,
+) -> int:
     from backend.settings import get_settings, unsafe_exposure
     from wasm_runtime.builder.manifest import MANIFEST
 
@@ -92,8 +142,14 @@ def serve_app(
         except BuildError as exc:
             console.print(f"[red]Build failed:[/red] {exc}")
             return 1
+    workers = workers or default_workers(settings.rate_limit_storage)
+    if workers > 1 and settings.rate_limit_storage.startswith("memory://"):
+        console.print(
+            f"[yellow]{workers} workers with the in-memory rate limit: each process keeps its own "
+            "budget. Set WASMBOX_RATE_LIMIT_STORAGE=redis://… to share one.[/yellow]"
+        )
     console.print(f"wasmbox is running at [bold]http://{host}:{port}/[/bold]  (Ctrl+C stops it)")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    run_server(host, port, workers=workers)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> list[dict[str, An
     import uvicorn
 
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append({"app": app, **kw}))
     (tmp_path / "manifest.json").write_text("{}")
     monkeypatch.setenv("WASMBOX_RUNTIME_DIR", str(tmp_path))
     return calls
@@ -33,7 +34,16 @@ def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> list[dict[str, An
 )
 def test_loopback_is_served(started: list[dict[str, Any]], host: str) -> None:
     assert cli.main(["serve", "--host", host, "--port", "8123"]) == 0
-    assert started == [{"host": host, "port": 8123, "log_level": "warning"}]
+    assert started == [
+        {
+            "app": "backend.app:create_app",
+            "factory": True,
+            "host": host,
+            "port": 8123,
+            "workers": 1,
+            "log_level": "warning",
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -62,3 +72,40 @@ def test_public_host_is_served_when_told_so(
         monkeypatch.setenv(name, value)
     assert cli.main(["serve", "--host", PUBLIC, *args]) == 0
     assert len(started) == 1
+
+
+def test_the_factory_named_for_workers_builds_the_app() -> None:
+    from importlib import import_module
+
+    from fastapi import FastAPI
+
+    module, name = cli.APP_FACTORY.split(":")
+    assert isinstance(getattr(import_module(module), name)(), FastAPI)
+
+
+def test_workers_flag_is_passed_on(started: list[dict[str, Any]]) -> None:
+    assert cli.main(["serve", "--workers", "3"]) == 0
+    assert started[0]["workers"] == 3
+
+
+def test_redis_budget_defaults_to_one_worker_per_cpu(
+    started: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WASMBOX_RATE_LIMIT_STORAGE", "redis://127.0.0.1:6379")
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert cli.main(["serve"]) == 0
+    assert started[0]["workers"] == 6
+
+
+def test_memory_budget_defaults_to_one_worker(
+    started: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert cli.main(["serve"]) == 0
+    assert started[0]["workers"] == 1
+
+
+def test_zero_workers_is_refused(started: list[dict[str, Any]]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--workers", "0"])
+    assert started == []

@@ -6,8 +6,10 @@ monotonic time it was sent, so every chunk's latency is measured at the client. 
 its own process too. The same load is sent straight to the upstream for the baseline; "added" is
 proxy minus direct, at the same percentile.
 
-The clients speak raw HTTP/1.1 over asyncio streams: a heavier client would be the bottleneck
-on a 2-core machine and hide the proxy's own cost.
+The clients speak raw HTTP/1.1 over asyncio streams on uvloop: a heavier client would be the
+bottleneck on a 2-core machine and hide the proxy's own cost. All three (clients, upstream, proxy)
+share the machine's cores, so each phase also reports the CPU seconds each process used: the
+direct phase has two processes competing, the proxied one three.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ import asyncio
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import uvloop
 
 from tests.backend.redis_server import free_port
 
@@ -109,17 +116,42 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float 
     raise RuntimeError(f"nothing listens on {port}")
 
 
+def family(pid: int) -> list[int]:
+    """The process and its children (uvicorn's worker processes)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [pid, *(int(child) for child in children.read_text().split())]
+    except OSError:
+        return [pid]
+
+
 def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """The largest peak RSS among the process and its workers."""
+    peaks = [0.0]
+    for member in family(pid):
+        for line in Path(f"/proc/{member}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks)
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of the process and its live workers."""
+    ticks = 0
+    for member in family(pid):
+        fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 PROXY_CODE = (
-    "import uvicorn; from backend.app import create_app; "
-    "uvicorn.run(create_app(), host='127.0.0.1', port={port}, log_level='warning', "
-    "backlog=4096, timeout_keep_alive=5)"
+    "from backend.cli import run_server; "
+    "run_server('127.0.0.1', {port}, workers={workers}, backlog=4096, timeout_keep_alive=5)"
 )
 
 
@@ -127,13 +159,45 @@ def start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Pope
     return subprocess.Popen([sys.executable, *args], env=env)
 
 
-def report(name: str, run: Run) -> None:
+def measured(
+    phase: Callable[[], Coroutine[Any, Any, Run]], processes: dict[str, int]
+) -> tuple[Run, dict[str, float]]:
+    """Run one load phase; also return the CPU seconds each process spent during it."""
+    before = {name: cpu_s(pid) for name, pid in processes.items()} | {"clients": own_cpu_s()}
+    run = uvloop.run(phase())
+    after = {name: cpu_s(pid) for name, pid in processes.items()} | {"clients": own_cpu_s()}
+    return run, {name: after[name] - before[name] for name in before}
+
+
+def report(name: str, run: Run, cpu: dict[str, float]) -> None:
     print(
         f"  {name:7} ttfb p50 {percentile(run.ttfb_ms, 0.5):7.2f} ms  p99 "
         f"{percentile(run.ttfb_ms, 0.99):7.2f} ms | chunk p50 {percentile(run.chunk_ms, 0.5):7.2f}"
         f" ms  p99 {percentile(run.chunk_ms, 0.99):7.2f} ms | errors {len(run.errors)}"
         f" | wall {run.wall_s:5.1f} s"
     )
+    print("          CPU s: " + ", ".join(f"{who} {seconds:.1f}" for who, seconds in cpu.items()))
+
+
+def verdict(
+    direct: Run, proxied: Run, direct_cpu: dict[str, float], proxied_cpu: dict[str, float]
+) -> list[str]:
+    """The issue's targets, each with the figure it was judged on.
+
+    "Overhead within 2x of the upstream talking to the clients directly" is read two ways, both
+    shown: the proxied run's wall time against the direct run's, and the CPU the proxy spends
+    relaying against the CPU the upstream spends serving the same clients itself.
+    """
+    added_ttfb = percentile(proxied.ttfb_ms, 0.5) - percentile(direct.ttfb_ms, 0.5)
+    wall_ratio = proxied.wall_s / direct.wall_s if direct.wall_s else float("nan")
+    cpu_ratio = proxied_cpu["proxy"] / max(direct_cpu["upstream"], 1e-9)
+    checks = [
+        (not proxied.errors, f"zero errors ({len(proxied.errors)})"),
+        (added_ttfb < 5, f"p50 added first byte < 5 ms ({added_ttfb:+.2f} ms)"),
+        (wall_ratio <= 2, f"wall within 2x of direct ({wall_ratio:.2f}x)"),
+        (cpu_ratio <= 2, f"proxy CPU within 2x of the upstream's direct CPU ({cpu_ratio:.2f}x)"),
+    ]
+    return [f"  {'PASS' if ok else 'MISS'}  {text}" for ok, text in checks]
 
 
 def main() -> int:
@@ -142,6 +206,7 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=200)
     parser.add_argument("--delay-ms", type=float, default=5.0, help="between upstream tokens")
     parser.add_argument("--timeout", type=float, default=120.0, help="per phase, seconds")
+    parser.add_argument("--workers", type=int, default=1, help="proxy worker processes")
     args = parser.parse_args()
 
     upstream_port, proxy_port = free_port(), free_port()
@@ -167,25 +232,34 @@ def main() -> int:
             str(args.delay_ms),
         ]
     )
-    proxy = start(["-c", PROXY_CODE.format(port=proxy_port)], env=env)
+    proxy = start(["-c", PROXY_CODE.format(port=proxy_port, workers=args.workers)], env=env)
     try:
         wait_for_port(upstream_port, upstream)
         wait_for_port(proxy_port, proxy)
         print(
             f"{args.clients} concurrent streams x {args.tokens} tokens "
-            f"({args.delay_ms:g} ms apart), {os.cpu_count()} CPUs"
+            f"({args.delay_ms:g} ms apart), {os.cpu_count()} CPUs, {args.workers} proxy worker(s)"
         )
-        # A short warm-up so neither side pays for first imports in the measurement.
-        asyncio.run(load(proxy_port, "/api/chat/completions", 5, args.tokens, args.timeout))
-        asyncio.run(load(upstream_port, "/v1/chat/completions", 5, args.tokens, args.timeout))
-        direct = asyncio.run(
-            load(upstream_port, "/v1/chat/completions", args.clients, args.tokens, args.timeout)
+        # A short warm-up (enough streams to reach every worker) so neither side pays for
+        # first imports in the measurement.
+        warm = 5 * args.workers
+        uvloop.run(load(proxy_port, "/api/chat/completions", warm, args.tokens, args.timeout))
+        uvloop.run(load(upstream_port, "/v1/chat/completions", warm, args.tokens, args.timeout))
+        processes = {"upstream": upstream.pid, "proxy": proxy.pid}
+        direct, direct_cpu = measured(
+            lambda: load(
+                upstream_port, "/v1/chat/completions", args.clients, args.tokens, args.timeout
+            ),
+            processes,
         )
-        proxied = asyncio.run(
-            load(proxy_port, "/api/chat/completions", args.clients, args.tokens, args.timeout)
+        proxied, proxied_cpu = measured(
+            lambda: load(
+                proxy_port, "/api/chat/completions", args.clients, args.tokens, args.timeout
+            ),
+            processes,
         )
-        report("direct", direct)
-        report("proxy", proxied)
+        report("direct", direct, direct_cpu)
+        report("proxy", proxied, proxied_cpu)
         for label, q in (("p50", 0.5), ("p99", 0.99)):
             ttfb = percentile(proxied.ttfb_ms, q) - percentile(direct.ttfb_ms, q)
             chunk = percentile(proxied.chunk_ms, q) - percentile(direct.chunk_ms, q)
@@ -197,6 +271,7 @@ def main() -> int:
         for name, run in (("direct", direct), ("proxy", proxied)):
             if run.errors:
                 print(f"  {name} errors (first 5): {run.errors[:5]}")
+        print("\n".join(verdict(direct, proxied, direct_cpu, proxied_cpu)))
         return 1 if proxied.errors or direct.errors else 0
     finally:
         for process in (proxy, upstream):
