@@ -19,3 +19,43 @@ window.wasmbox = {
   },
 };
 window.sdkReady = true;
+
+// Storage the isolation tests seed before an attack and compare afterwards.
+const broadcasts = [];
+new BroadcastChannel("app").onmessage = (event) => broadcasts.push(event.data);
+
+function idb(write) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open("app-db", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("kv");
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction("kv", write ? "readwrite" : "readonly");
+      const store = tx.objectStore("kv");
+      const request = write ? store.put("app-secret", "token") : store.get("token");
+      tx.oncomplete = () => (open.result.close(), resolve(request.result ?? null));
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
+
+window.appStorage = {
+  async seed() {
+    localStorage.setItem("token", "app-secret");
+    document.cookie = "token=app-secret; path=/";
+    await idb(true);
+    await (await caches.open("app-cache")).put("/token", new Response("app-secret"));
+  },
+  async snapshot() {
+    const cached = await (await caches.open("app-cache")).match("/token");
+    return {
+      local: { ...localStorage },
+      cookie: document.cookie,
+      idb: await idb(false),
+      idbNames: (await indexedDB.databases()).map((d) => d.name).sort(),
+      cache: cached ? await cached.text() : null,
+      cacheNames: (await caches.keys()).sort(),
+      broadcasts: [...broadcasts],
+    };
+  },
+};
