@@ -138,7 +138,8 @@ def test_forged_messages_on_the_page_are_ignored(sdk: SdkPage, open_sandbox: str
             const fake = { type: "frame-ready", isolated: true };
             window.postMessage(fake, "*");
             const forged = { type: "result", id: 1, runId: "x", result: {} };
-            for (const f of document.querySelectorAll("iframe")) f.contentWindow.postMessage(forged, "*");
+            const frames = document.querySelectorAll("iframe");
+            for (const f of frames) f.contentWindow.postMessage(forged, "*");
             return (await run).value["text/plain"];
         }""",
         open_sandbox,
