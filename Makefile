@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-fast bench-runtime redis bench-proxy bench-sandbox clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy v
 
 bench-sandbox: build browser ## sandbox figures in Chromium: workloads W1-W9, spare, files
 	$(BIN)/python -m tests.bench.sandbox
+
+bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
+	$(BIN)/python -m tests.bench.app
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

@@ -1,0 +1,93 @@
+"""The web app against a scripted fake model: `agent_app` serves the real app with the backend's
+proxy pointed at a FakeOpenAI on loopback; `console_app` serves it with no model configured."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Dialog, Page
+from pydantic import SecretStr
+
+from backend.settings import Settings
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.network import RequestLog, watch_requests
+from tests.support.servers import running, test_app
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-results" / "app"
+READY_TIMEOUT_MS = 90_000
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def agent_app(fake_llm: FakeOpenAI, runtime_built: None) -> Iterator[str]:
+    settings = Settings(
+        openai_base_url=fake_llm.base_url,
+        openai_api_key=SecretStr("sk-test-not-a-secret"),
+        models=["gpt-test"],
+        rate_limit="10000/minute",
+    )
+    with running(test_app(settings)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def console_app(runtime_built: None) -> Iterator[str]:
+    with running(test_app(Settings())) as url:
+        yield url
+
+
+class AppPage:
+    """The page as a user drives it, plus what it must never do (dialogs, foreign requests)."""
+
+    def __init__(self, page: Page, requests: RequestLog) -> None:
+        self.page = page
+        self.requests = requests
+        self.dialogs: list[str] = []
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, url: str) -> AppPage:
+        self.requests.allowed_origin = url.split("/?")[0].rstrip("/")
+        self.page.goto(url)
+        self.page.get_by_text("Sandbox: ready").wait_for(timeout=READY_TIMEOUT_MS)
+        return self
+
+    def ask(self, text: str, timeout_ms: float = 120_000) -> None:
+        """Send a message with Enter and wait until the agent has finished its turn."""
+        with self.finishing(timeout_ms):
+            self.page.get_by_label("Message").fill(text)
+            self.page.get_by_label("Message").press("Enter")
+
+    def run_console(self, code: str, timeout_ms: float = 120_000) -> None:
+        with self.finishing(timeout_ms):
+            self.page.get_by_label("Python code").fill(code)
+            self.page.get_by_role("button", name="Run").click()
+
+    @contextmanager
+    def finishing(self, timeout_ms: float) -> Iterator[None]:
+        """Wait, after the block, until one more activity (a turn or a console run) has ended."""
+        before = int(self.page.evaluate("Number(document.body.dataset.finished ?? 0)"))
+        yield
+        self.page.wait_for_function(
+            f"() => Number(document.body.dataset.finished ?? 0) > {before}", timeout=timeout_ms
+        )
+
+    def screenshot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def app_page(page: Page) -> AppPage:
+    return AppPage(page, watch_requests(page.context, "set by AppPage.open"))

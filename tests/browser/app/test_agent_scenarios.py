@@ -1,0 +1,180 @@
+"""The code-execution agent end to end: a scripted model, the real page, the real sandbox.
+
+Each test asserts what the user sees and what the model received back from the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.app.conftest import AppPage
+from tests.support.fake_openai import FakeOpenAI, Reply, stream_reply, tool_call_stream_reply
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def model(fake_llm: FakeOpenAI) -> Iterator[ScriptedModel]:
+    fake_llm.replies.clear()
+    yield ScriptedModel(fake_llm)
+
+
+class ScriptedModel:
+    def __init__(self, fake: FakeOpenAI) -> None:
+        self.fake = fake
+        self.start = len(fake.received)
+
+    def script(self, *replies: Reply) -> None:
+        self.fake.script(*replies)
+
+    def requests(self) -> list[dict[str, Any]]:
+        return [r.json for r in self.fake.received[self.start :] if r.path.endswith("/completions")]
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every run result the model was sent, parsed, in order."""
+        last = self.requests()[-1]["messages"]
+        return [json.loads(m["content"]) for m in last if m["role"] == "tool"]
+
+
+def final(text: str) -> Reply:
+    return stream_reply([text[: len(text) // 2], text[len(text) // 2 :]])
+
+
+def test_fibonacci_primes(app_page: AppPage, agent_app: str, model: ScriptedModel) -> None:
+    code = (
+        "fib = [0, 1]\nwhile len(fib) < 20:\n    fib.append(fib[-1] + fib[-2])\n"
+        "def is_prime(n):\n    return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))\n"
+        "print(sorted({f for f in fib if is_prime(f)}))"
+    )
+    model.script(
+        tool_call_stream_reply(code), final("The primes are 2, 3, 5, 13, 89, 233 and 1597.")
+    )
+    app_page.open(agent_app).ask(
+        "Calculate the first 20 Fibonacci numbers and find which ones are prime"
+    )
+
+    assert model.tool_results()[0]["stdout"].strip() == "[2, 3, 5, 13, 89, 233, 1597]"
+    page = app_page.page
+    assert "[2, 3, 5, 13, 89, 233, 1597]" in page.get_by_label("stdout").first.inner_text()
+    assert page.get_by_text("The primes are 2, 3, 5, 13, 89, 233 and 1597.").is_visible()
+    app_page.screenshot("fibonacci-primes")
+
+
+def test_system_prompt_describes_the_real_environment(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(final("Hello."))
+    app_page.open(agent_app).ask("hi")
+    system = model.requests()[0]["messages"][0]
+    assert system["role"] == "system"
+    assert "Python 3.12.7" in system["content"]
+    assert "numpy 2.0.2" in system["content"] and "pandas 2.2.3" in system["content"]
+    assert "no network" in system["content"].lower()
+    assert "30 seconds" in system["content"]
+    assert "32-bit" in system["content"]  # numpy's default integer on wasm32
+    assert model.requests()[0]["tools"][0]["function"]["name"] == "run_python"
+
+
+def test_sum_of_primes_below_100(app_page: AppPage, agent_app: str, model: ScriptedModel) -> None:
+    code = "print(sum(n for n in range(2, 100) if all(n % d for d in range(2, n))))"
+    model.script(tool_call_stream_reply(code), final("The sum is 1060."))
+    app_page.open(agent_app).ask("What is the sum of all prime numbers below 100?")
+    assert model.tool_results()[0]["stdout"].strip() == "1060"
+    assert app_page.page.get_by_text("The sum is 1060.").is_visible()
+
+
+def test_sales_growth_with_pandas(app_page: AppPage, agent_app: str, model: ScriptedModel) -> None:
+    code = (
+        "import io, pandas as pd\n"
+        "csv = 'date,revenue\\n2026-01-01,12400\\n2026-01-02,9800\\n2026-01-03,15200\\n"
+        "2026-01-04,11100\\n2026-01-05,18900\\n'\n"
+        "df = pd.read_csv(io.StringIO(csv), parse_dates=['date'])\n"
+        "df['growth_pct'] = (df.revenue.pct_change() * 100).round(2)\n"
+        "print(df.to_string(index=False))"
+    )
+    model.script(tool_call_stream_reply(code), final("Growth was uneven."))
+    app_page.open(agent_app).ask("Here are five days of sales; what is the day-over-day growth?")
+    stdout = model.tool_results()[0]["stdout"]
+    for growth in ("-20.97", "55.10", "-26.97", "70.27"):
+        assert growth in stdout
+
+
+def test_uploaded_customers_top_five(
+    app_page: AppPage, agent_app: str, model: ScriptedModel, tmp_path
+) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    customers = pd.DataFrame(
+        {
+            "customer": [f"C{n:03d}" for n in rng.integers(0, 40, 600)],
+            "revenue": (rng.random(600) * 1000).round(2),
+        }
+    )
+    path = tmp_path / "customers.csv"
+    customers.to_csv(path, index=False)
+    expected = customers.groupby("customer").revenue.sum().nlargest(5).index.tolist()
+
+    app_page.open(agent_app)
+    app_page.page.get_by_label("Upload files").set_input_files(str(path))
+    app_page.page.get_by_role("listitem").filter(has_text="customers.csv").wait_for()
+    code = (
+        "import pandas as pd\ndf = pd.read_csv('customers.csv')\n"
+        "print(df.groupby('customer').revenue.sum().nlargest(5).index.tolist())"
+    )
+    model.script(tool_call_stream_reply(code), final("Those are the top five."))
+    app_page.ask("Who are the top 5 customers by revenue?")
+
+    assert model.tool_results()[0]["stdout"].strip() == str(expected)
+    assert "customers.csv" in model.requests()[0]["messages"][0]["content"]
+
+
+def test_self_repair_after_key_error(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    setup = (
+        "import pandas as pd\ndf = pd.DataFrame({'item': ['a', 'b'], 'unit_price': [2.5, 4.0]})\n"
+    )
+    model.script(
+        tool_call_stream_reply(setup + "print(df['price'].sum())"),
+        tool_call_stream_reply("print(list(df.columns))"),
+        tool_call_stream_reply("print(df['unit_price'].sum())"),
+        final("The total is 6.5."),
+    )
+    app_page.open(agent_app).ask("What is the total price?")
+
+    first, columns, fixed = model.tool_results()
+    assert first["outcome"] == "FAILED"
+    assert first["error"]["name"] == "KeyError" and "'price'" in first["error"]["message"]
+    assert "<cell-" in first["error"]["traceback"]
+    assert columns["stdout"].strip() == "['item', 'unit_price']"
+    assert fixed["outcome"] == "OK" and fixed["stdout"].strip() == "6.5"
+    assert app_page.page.get_by_label("traceback").first.is_visible()
+
+
+def test_plot_then_follow_up_reuses_variables(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    plot = (
+        "import numpy as np, matplotlib.pyplot as plt\n"
+        "data = np.random.default_rng(1).normal(size=500)\nplt.hist(data, bins=20)"
+    )
+    model.script(tool_call_stream_reply(plot), final("Here is the histogram."))
+    app_page.open(agent_app).ask("Plot a histogram of 500 normal samples")
+    image = app_page.page.get_by_role("img", name="figure produced by the code").first
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    assert model.tool_results()[0]["images"].startswith("1 image")
+    app_page.screenshot("plot")
+
+    model.start = len(model.fake.received)
+    model.script(
+        tool_call_stream_reply("print(len(data), round(float(data.mean()), 3))"), final("Done.")
+    )
+    app_page.ask("Now tell me the count and mean of those same numbers")
+    count, _mean = model.tool_results()[-1]["stdout"].split()
+    assert count == "500"

@@ -1,0 +1,134 @@
+"""The page under stress: deadlines, hostile output, no model configured, exports, fenced calls."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import nbformat
+import pytest
+
+from tests.browser.app.conftest import AppPage
+from tests.browser.app.test_agent_scenarios import ScriptedModel, final
+from tests.support.fake_openai import FakeOpenAI, stream_reply, tool_call_stream_reply
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def model(fake_llm: FakeOpenAI) -> ScriptedModel:
+    fake_llm.replies.clear()
+    return ScriptedModel(fake_llm)
+
+
+def test_timeout_reaches_the_model_and_the_page_stays_responsive(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(tool_call_stream_reply("while True: pass"), final("It timed out."))
+    app_page.open(f"{agent_app}/?timeoutMs=2000").ask("Loop forever")
+
+    result = model.tool_results()[0]
+    assert result["outcome"] == "DEADLINE_EXCEEDED"
+    assert isinstance(result["stateLost"], bool)
+    started = time.monotonic()
+    app_page.page.get_by_label("Message").fill("still here")
+    assert time.monotonic() - started < 5
+    assert app_page.page.get_by_text("deadline exceeded").first.is_visible()
+
+
+def test_hostile_output_stays_inert(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    code = (
+        "import pandas as pd\nprint('<img src=x onerror=alert(1)>')\n"
+        "pd.DataFrame({'a': ['<script>alert(2)</script>', '<img src=x onerror=alert(3)>']})"
+    )
+    leak = f"{agent_app.replace('127.0.0.1', 'localhost')}/leak.png"  # another origin
+    answer = f"Done. ![chart]({leak}) [click](javascript:alert(4)) <img src=x onerror=alert(5)>"
+    model.script(tool_call_stream_reply(code), final(answer))
+    app_page.open(agent_app).ask("Show me something")
+
+    page = app_page.page
+    assert "<img src=x onerror=alert(1)>" in page.get_by_label("stdout").first.inner_text()
+    assert page.locator(".html-output td").first.inner_text() == "<script>alert(2)</script>"
+    assert page.locator("#transcript script").count() == 0
+    assert page.locator("#transcript [onerror]").count() == 0
+    assert page.locator("#transcript a[href^='javascript']").count() == 0
+    page.wait_for_timeout(500)  # give any injected handler a chance to fire
+    assert app_page.dialogs == []
+    assert app_page.requests.foreign() == []
+    app_page.screenshot("hostile-output")
+
+
+def test_console_works_without_a_model(app_page: AppPage, console_app: str) -> None:
+    app_page.open(console_app)
+    page = app_page.page
+    assert "OPENAI_BASE_URL" in page.get_by_role("note").inner_text()
+    assert page.get_by_label("Message").is_hidden()
+    app_page.run_console("x = 6 * 7\nprint(x)")
+    app_page.run_console("x + 1")
+    assert page.get_by_label("stdout").first.inner_text().strip() == "42"
+    assert page.locator(".result").nth(1).inner_text().strip().endswith("43")
+    app_page.screenshot("console")
+
+
+def test_notebook_export_validates(app_page: AppPage, agent_app: str, model: ScriptedModel) -> None:
+    model.script(
+        tool_call_stream_reply(
+            "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint('plotted')"
+        ),
+        tool_call_stream_reply("1 / 0"),
+        final("All done."),
+    )
+    app_page.open(agent_app).ask("Make a plot, then divide by zero")
+    with app_page.page.expect_download() as download:
+        app_page.page.get_by_role("button", name="Notebook (.ipynb)").click()
+    notebook = nbformat.reads(download.value.path().read_text(), as_version=4)
+    nbformat.validate(notebook)
+
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    assert [c.source.splitlines()[-1] for c in code_cells] == ["print('plotted')", "1 / 0"]
+    outputs = [o.output_type for o in code_cells[0].outputs]
+    assert "stream" in outputs and "display_data" in outputs
+    assert code_cells[1].outputs[-1].ename == "ZeroDivisionError"
+
+
+def test_transcript_export_has_gemini_style_parts(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(tool_call_stream_reply("print(2 + 2)"), final("Four."))
+    app_page.open(agent_app).ask("2+2?")
+    with app_page.page.expect_download() as download:
+        app_page.page.get_by_role("button", name="Transcript (JSON)").click()
+    transcript = json.loads(download.value.path().read_text())
+    kinds = [part["kind"] for turn in transcript["turns"] for part in turn["parts"]]
+    assert kinds == ["text", "executable_code", "code_execution_result", "text"]
+    result = transcript["turns"][1]["parts"][1]
+    assert result["outcome"] == "OUTCOME_OK" and result["output"].strip() == "4"
+
+
+def test_fenced_json_tool_call_from_a_small_model(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    call = json.dumps({"name": "run_python", "arguments": {"code": "print(6 * 7)"}})
+    model.script(stream_reply(["I'll compute it.\n```json\n", call, "\n```"]), final("It is 42."))
+    app_page.open(agent_app).ask("What is six times seven?")
+    follow_up = model.requests()[-1]["messages"][-1]
+    assert follow_up["role"] == "user"
+    assert json.loads(follow_up["content"].split("\n", 1)[1])["stdout"].strip() == "42"
+    assert app_page.page.get_by_text("It is 42.").is_visible()
+
+
+def test_stop_cancels_the_model_stream(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.fake.disconnected.clear()
+    model.script(stream_reply(["slow "] * 200, chunk_delay_s=0.05))
+    app_page.open(agent_app)
+    with app_page.finishing(30_000):
+        app_page.page.get_by_label("Message").fill("Tell me a long story")
+        app_page.page.get_by_label("Message").press("Enter")
+        app_page.page.get_by_text("slow slow").wait_for()
+        app_page.page.keyboard.press("Escape")
+    assert model.fake.disconnected.wait(10)
+    assert app_page.page.get_by_text("Stopped.").is_visible()

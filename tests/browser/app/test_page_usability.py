@@ -1,0 +1,54 @@
+"""The page as a person uses it: keyboard, phone width, dark mode, visible sandbox state."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+from tests.browser.app.conftest import AppPage
+from tests.browser.app.test_agent_scenarios import ScriptedModel, final
+from tests.support.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.browser
+
+
+def test_shift_enter_adds_a_line_and_enter_sends(
+    app_page: AppPage, agent_app: str, fake_llm: FakeOpenAI
+) -> None:
+    fake_llm.replies.clear()
+    model = ScriptedModel(fake_llm)
+    model.script(final("Got both lines."))
+    app_page.open(agent_app)
+    box = app_page.page.get_by_label("Message")
+    box.fill("first line")
+    box.press("Shift+Enter")
+    box.type("second line")
+    assert box.input_value() == "first line\nsecond line"
+    assert model.requests() == []
+    with app_page.finishing(60_000):
+        box.press("Enter")
+    assert model.requests()[0]["messages"][-1]["content"] == "first line\nsecond line"
+    assert box.input_value() == ""
+
+
+def test_sandbox_state_is_announced(app_page: AppPage, console_app: str) -> None:
+    app_page.open(console_app)
+    state = app_page.page.get_by_role("status").filter(has_text="Sandbox:")
+    assert state.inner_text() == "Sandbox: ready"
+
+
+@pytest.mark.parametrize(
+    "scheme", [pytest.param("light", id="light"), pytest.param("dark", id="dark")]
+)
+def test_phone_width_has_no_sideways_scroll(
+    app_page: AppPage, console_app: str, scheme: Literal["light", "dark"]
+) -> None:
+    page = app_page.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.emulate_media(color_scheme=scheme)
+    app_page.open(console_app)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.get_by_label("Python code").is_visible()
+    assert page.get_by_role("button", name="Run").is_visible()
+    app_page.screenshot(f"phone-{scheme}")

@@ -1,0 +1,49 @@
+// What the model is told about a run: compact, capped, and honest about what was lost.
+import type { ExecutionResult } from "wasmbox";
+
+export const MODEL_TEXT_CAP = 6_000;
+
+/** Keep the head and tail of long text: errors tend to be at the end, context at the start. */
+export function capText(text: string, cap = MODEL_TEXT_CAP): string {
+  if (text.length <= cap) return text;
+  const head = Math.floor(cap * 0.4);
+  const tail = cap - head;
+  const omitted = text.length - head - tail;
+  return `${text.slice(0, head)}\n… [${omitted} characters omitted] …\n${text.slice(-tail)}`;
+}
+
+/** The outcome without its prefix: `DEADLINE_EXCEEDED`, as the code-execution APIs name it. */
+export const shortOutcome = (result: ExecutionResult): string => result.outcome.replace(/^OUTCOME_/, "");
+
+export function resultForModel(result: ExecutionResult): string {
+  const images = result.displays.filter((d) => d.mime.startsWith("image/")).length;
+  const report: Record<string, unknown> = { outcome: shortOutcome(result) };
+  if (result.stdout) report.stdout = capText(result.stdout);
+  if (result.stderr) report.stderr = capText(result.stderr, MODEL_TEXT_CAP / 2);
+  if (result.truncated) report.truncated = "output was cut at the sandbox's cap";
+  if (result.value) report.value = capText(result.value["text/plain"] ?? "", MODEL_TEXT_CAP / 2);
+  if (result.error) {
+    report.error = {
+      name: result.error.name,
+      message: capText(result.error.message, 1_000),
+      traceback: capText(result.error.traceback, MODEL_TEXT_CAP / 2),
+    };
+  }
+  if (images) report.images = `${images} image(s) shown to the user`;
+  if (result.files.length) report.files = result.files.map((f) => `${f.path} (${f.size} bytes)`);
+  if (result.outcome === "OUTCOME_DEADLINE_EXCEEDED") {
+    report.stateLost = result.stateLost;
+    report.note = result.stateLost
+      ? "the run was stopped at its deadline and the sandbox restarted: variables are gone, files kept"
+      : "the run was interrupted at its deadline; variables defined before it are still there";
+  }
+  return JSON.stringify(report, null, 1);
+}
+
+/** A short plain-text rendering for transcripts and notebooks (`output` of a result part). */
+export function outputText(result: ExecutionResult): string {
+  const pieces = [result.stdout, result.stderr];
+  if (result.value) pieces.push(result.value["text/plain"] ?? "");
+  if (result.error) pieces.push(result.error.traceback || `${result.error.name}: ${result.error.message}`);
+  return pieces.filter(Boolean).join("\n");
+}

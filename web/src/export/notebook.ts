@@ -1,0 +1,77 @@
+// A transcript as a Jupyter notebook (nbformat 4.5): prose as markdown cells, each run as a code
+// cell with its real outputs, so it opens in Jupyter and re-runs there.
+import type { ExecutionResult } from "wasmbox";
+import type { Part, Transcript } from "../agent/transcript.js";
+
+type Output = Record<string, unknown>;
+interface Cell {
+  id: string;
+  cell_type: "markdown" | "code";
+  metadata: Record<string, unknown>;
+  source: string;
+  execution_count?: number | null;
+  outputs?: Output[];
+}
+
+/** nbformat stores multi-line strings as lists of lines, each keeping its newline. */
+const lines = (text: string): string[] => text.split(/(?<=\n)/);
+
+function outputsOf(result: ExecutionResult, count: number): Output[] {
+  const outputs: Output[] = [];
+  if (result.stdout) outputs.push({ output_type: "stream", name: "stdout", text: lines(result.stdout) });
+  if (result.stderr) outputs.push({ output_type: "stream", name: "stderr", text: lines(result.stderr) });
+  for (const display of result.displays) {
+    outputs.push({ output_type: "display_data", data: { [display.mime]: display.data }, metadata: {} });
+  }
+  if (result.value) {
+    outputs.push({ output_type: "execute_result", execution_count: count, data: { ...result.value }, metadata: {} });
+  }
+  if (result.error) {
+    outputs.push({
+      output_type: "error",
+      ename: result.error.name,
+      evalue: result.error.message,
+      traceback: result.error.traceback.split("\n"),
+    });
+  }
+  return outputs;
+}
+
+export function toNotebook(transcript: Transcript): object {
+  const cells: Cell[] = [];
+  const results = new Map<string, ExecutionResult>();
+  for (const turn of transcript.turns) {
+    for (const part of turn.parts) if (part.kind === "code_execution_result") results.set(part.callId, part.result);
+  }
+  let count = 0;
+  const id = (): string => `cell-${cells.length + 1}`;
+  for (const turn of transcript.turns) {
+    for (const part of turn.parts as Part[]) {
+      if (part.kind === "text" && part.text.trim()) {
+        const who = turn.role === "user" ? "**User:** " : "";
+        cells.push({ id: id(), cell_type: "markdown", metadata: { role: turn.role }, source: who + part.text });
+      } else if (part.kind === "executable_code") {
+        count += 1;
+        const result = results.get(part.callId);
+        cells.push({
+          id: id(),
+          cell_type: "code",
+          metadata: { wasmbox: { outcome: result?.outcome ?? null } },
+          source: part.code,
+          execution_count: count,
+          outputs: result ? outputsOf(result, count) : [],
+        });
+      }
+    }
+  }
+  return {
+    cells,
+    metadata: {
+      kernelspec: { name: "python3", display_name: "Python 3", language: "python" },
+      language_info: { name: "python" },
+      wasmbox: { model: transcript.model, exported: new Date().toISOString() },
+    },
+    nbformat: 4,
+    nbformat_minor: 5,
+  };
+}

@@ -1,0 +1,113 @@
+// The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
+import type { ExecutionResult } from "wasmbox";
+import type { AgentEvent } from "../agent/loop.js";
+import type { Turn } from "../agent/transcript.js";
+import { h } from "./dom.js";
+import { codeBlock } from "./highlight.js";
+import { renderMarkdown } from "./markdown.js";
+import { renderResult, type DownloadFn } from "./result-view.js";
+
+interface LiveText {
+  element: HTMLElement;
+  text: string;
+  pending: boolean;
+}
+
+export class ChatView {
+  private turnElement: HTMLElement | null = null;
+  private liveText: LiveText | null = null;
+  private readonly liveOutputs = new Map<string, HTMLElement>();
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly download: DownloadFn,
+  ) {}
+
+  handle(event: AgentEvent): void {
+    switch (event.type) {
+      case "turn":
+        return this.startTurn(event.turn);
+      case "text":
+        return this.appendText(event.text);
+      case "code":
+        return this.showCode(event.part.callId, event.part.code);
+      case "output":
+        return this.appendOutput(event.callId, event.stream, event.text);
+      case "result":
+        return this.showResult(event.part.callId, event.part.result);
+      case "step-limit":
+        return this.note(`Stopped after ${event.steps} steps without a final answer.`);
+    }
+  }
+
+  /** Console runs share the view: the code, then its result. */
+  showConsoleRun(callId: string, code: string): void {
+    this.startTurn({ role: "user", parts: [], at: new Date().toISOString() });
+    this.showCode(callId, code);
+  }
+
+  showResult(callId: string, result: ExecutionResult): void {
+    const view = renderResult(result, this.download);
+    const live = this.liveOutputs.get(callId);
+    if (live) live.replaceWith(view);
+    else this.container().append(view);
+    this.liveOutputs.delete(callId);
+    this.liveText = null;
+    this.scroll();
+  }
+
+  note(text: string, kind: "note" | "error" = "note"): void {
+    this.container().append(h("p", { class: kind, role: kind === "error" ? "alert" : undefined }, text));
+    this.scroll();
+  }
+
+  private startTurn(turn: Turn): void {
+    const label = turn.role === "user" ? "You" : "Assistant";
+    this.turnElement = h("article", { class: `turn ${turn.role}`, "aria-label": label });
+    this.root.append(this.turnElement);
+    this.liveText = null;
+    for (const part of turn.parts) if (part.kind === "text") this.turnElement.append(h("p", { class: "user-text" }, part.text));
+    this.scroll();
+  }
+
+  private container(): HTMLElement {
+    if (!this.turnElement) this.startTurn({ role: "model", parts: [], at: "" });
+    return this.turnElement as HTMLElement;
+  }
+
+  private appendText(text: string): void {
+    if (!this.liveText) {
+      this.liveText = { element: h("div", { class: "model-text" }), text: "", pending: false };
+      this.container().append(this.liveText.element);
+    }
+    const live = this.liveText;
+    live.text += text;
+    if (live.pending) return;
+    live.pending = true;
+    // Re-render the markdown at most once a frame however fast tokens arrive.
+    requestAnimationFrame(() => {
+      live.pending = false;
+      live.element.replaceChildren(renderMarkdown(live.text));
+      this.scroll();
+    });
+  }
+
+  private showCode(callId: string, code: string): void {
+    this.liveText = null;
+    const live = h("pre", { class: "stream live", "aria-label": "running", "aria-busy": "true" });
+    this.liveOutputs.set(callId, live);
+    this.container().append(codeBlock(code, "code"), live);
+    this.scroll();
+  }
+
+  private appendOutput(callId: string, stream: string, text: string): void {
+    const live = this.liveOutputs.get(callId);
+    if (!live) return;
+    live.append(h("span", { class: stream }, text));
+    this.scroll();
+  }
+
+  private scroll(): void {
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+}

@@ -1,0 +1,78 @@
+// One run's result: outcome, output streams, value, images, tables, error, files.
+import type { ExecutionResult } from "wasmbox";
+
+type Display = ExecutionResult["displays"][number];
+type MimeBundle = NonNullable<ExecutionResult["value"]>;
+import { h } from "./dom.js";
+import { safeHtml } from "./sanitize.js";
+
+export type DownloadFn = (path: string) => void;
+
+const OUTCOME_LABELS: Record<string, string> = {
+  OUTCOME_OK: "ok",
+  OUTCOME_FAILED: "error",
+  OUTCOME_DEADLINE_EXCEEDED: "deadline exceeded",
+  OUTCOME_MEMORY_EXCEEDED: "memory exceeded",
+  OUTCOME_POLICY_VIOLATION: "refused by policy",
+  OUTCOME_CANCELLED: "cancelled",
+};
+
+const INLINE_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/** The richest safe rendering of a MIME bundle or display. */
+function renderData(mime: string, data: string): HTMLElement {
+  if (INLINE_IMAGES.includes(mime)) {
+    return h("img", { class: "plot", src: `data:${mime};base64,${data}`, alt: "figure produced by the code" });
+  }
+  if (mime === "image/svg+xml") {
+    // An SVG as an <img> cannot run scripts or load anything.
+    const src = `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(data)))}`;
+    return h("img", { class: "plot", src, alt: "figure produced by the code" });
+  }
+  if (mime === "text/html") {
+    const box = h("div", { class: "html-output" });
+    box.append(safeHtml(data));
+    return box;
+  }
+  return h("pre", { class: "text-output" }, data);
+}
+
+function renderBundle(bundle: MimeBundle): HTMLElement {
+  for (const mime of [...INLINE_IMAGES, "image/svg+xml", "text/html"]) {
+    const data = bundle[mime];
+    if (data !== undefined) return renderData(mime, data);
+  }
+  return renderData("text/plain", bundle["text/plain"] ?? "");
+}
+
+function stream(name: string, text: string): HTMLElement {
+  return h("pre", { class: `stream ${name}`, "aria-label": name }, text);
+}
+
+export function renderResult(result: ExecutionResult, download: DownloadFn): HTMLElement {
+  const label = OUTCOME_LABELS[result.outcome] ?? result.outcome;
+  const view = h(
+    "section",
+    { class: `result outcome-${result.outcome.toLowerCase()}`, "aria-label": `result: ${label}` },
+    h("p", { class: "result-meta" }, h("span", { class: "badge" }, label), ` ${Math.round(result.durationMs)} ms`,
+      result.stateLost ? " · sandbox restarted, variables lost" : ""),
+  );
+  if (result.stdout) view.append(stream("stdout", result.stdout));
+  if (result.stderr) view.append(stream("stderr", result.stderr));
+  if (result.truncated) view.append(h("p", { class: "note" }, "Output was cut at the sandbox's limit."));
+  for (const display of result.displays as Display[]) view.append(renderData(display.mime, display.data));
+  if (result.value) view.append(renderBundle(result.value));
+  if (result.error) {
+    view.append(h("pre", { class: "traceback", "aria-label": "traceback" }, result.error.traceback || `${result.error.name}: ${result.error.message}`));
+  }
+  if (result.files.length) {
+    const list = h("ul", { class: "files", "aria-label": "files produced" });
+    for (const file of result.files) {
+      const button = h("button", { type: "button", class: "link" }, `⬇ ${file.path}`);
+      button.addEventListener("click", () => download(file.path));
+      list.append(h("li", {}, button, ` ${file.size} bytes`));
+    }
+    view.append(list);
+  }
+  return view;
+}
