@@ -7,6 +7,8 @@ declare const loadPyodide: typeof import("pyodide").loadPyodide;
 declare function importScripts(...urls: string[]): void;
 
 export const WORKDIR = "/home/pyodide";
+/** Made by `wasmbox build` (wasm_runtime/builder/snapshot.py). */
+const SNAPSHOT_FILE = "snapshot.bin";
 /** Loader chatter ("Loading numpy…") goes here, never into a run's stdout. */
 export const loaderLog: string[] = [];
 const quiet = { messageCallback: (m: string) => void loaderLog.push(m), errorCallback: (m: string) => void loaderLog.push(m) };
@@ -22,14 +24,34 @@ export interface Runtime {
   moduleNames: Set<string>;
 }
 
+/** The build's start-up snapshot (an interpreter already initialised), if it has one. */
+async function fetchSnapshot(runtimeUrl: string): Promise<ArrayBuffer> {
+  const response = await fetch(new URL(SNAPSHOT_FILE, runtimeUrl));
+  if (!response.ok) throw new Error(`no start-up snapshot (${response.status})`);
+  return response.arrayBuffer();
+}
+
+/** Boot from the snapshot (several times faster), or from scratch when there is none. */
+async function bootPyodide(runtimeUrl: string): Promise<PyodideInterface> {
+  const config = { indexURL: runtimeUrl, stdout: (l: string) => void loaderLog.push(l), stderr: (l: string) => void loaderLog.push(l) };
+  try {
+    return await loadPyodide({ ...config, _loadSnapshot: fetchSnapshot(runtimeUrl) });
+  } catch (error) {
+    loaderLog.push(`booting without the snapshot: ${error}`);
+    return loadPyodide(config);
+  }
+}
+
 export async function initRuntime(runtimeUrl: string, interrupt: Int32Array | null): Promise<Runtime> {
   importScripts(new URL("pyodide.js", runtimeUrl).href);
   const [pyodide, manifest] = await Promise.all([
-    loadPyodide({ indexURL: runtimeUrl, stdout: (l) => void loaderLog.push(l), stderr: (l) => void loaderLog.push(l) }),
+    bootPyodide(runtimeUrl),
     fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
   ]);
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
   await pyodide.loadPackage("wasmbox-kernel", quiet);
+  // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel.
+  pyodide.pyimport("wasmbox_kernel").destroy();
   return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
 }
 
