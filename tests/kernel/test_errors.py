@@ -12,6 +12,16 @@ import pytest
     [
         pytest.param("1 / 0", "OUTCOME_FAILED", "ZeroDivisionError", id="exception"),
         pytest.param("raise MemoryError", "OUTCOME_MEMORY_EXCEEDED", "MemoryError", id="memory"),
+        pytest.param(
+            # What wasm32 CPython raises for bytearray(3_000_000_000): a size past 2**31.
+            "raise OverflowError(\"cannot fit 'int' into an index-sized integer\")",
+            "OUTCOME_MEMORY_EXCEEDED",
+            "OverflowError",
+            id="wasm32-size-limit",
+        ),
+        pytest.param(
+            "import math\nmath.exp(1000)", "OUTCOME_FAILED", "OverflowError", id="overflow"
+        ),
         pytest.param("raise KeyboardInterrupt", "OUTCOME_CANCELLED", "KeyboardInterrupt", id="kbi"),
         pytest.param("import sys\nsys.exit(3)", "OUTCOME_FAILED", "SystemExit", id="sys-exit"),
         pytest.param("exit()", "OUTCOME_FAILED", "SystemExit", id="exit-builtin"),
@@ -107,3 +117,9 @@ def test_missing_submodule_of_an_available_package_is_left_alone(run, kernel):
 
 def test_value_is_none_when_the_cell_fails(run, kernel):
     assert run(kernel, "x = 1\n1 / 0\nx")["value"] is None
+
+
+def test_wasm32_size_limit_names_the_memory_limit(run, kernel):
+    code = "raise OverflowError(\"cannot fit 'int' into an index-sized integer\")"
+    message = run(kernel, code)["error"]["message"]
+    assert "32-bit WebAssembly" in message and "index-sized integer" in message

@@ -66,13 +66,10 @@ def test_three_gigabyte_bytearray_does_not_kill_the_tab(sdk: SdkPage, sandbox: s
     assert sdk.run(sandbox, "'alive'")["outcome"] == "OUTCOME_OK"
 
 
-@pytest.mark.xfail(
-    reason="the kernel reports bytearray(3e9)'s OverflowError (wasm32 ssize_t) as OUTCOME_FAILED",
-    strict=False,
-)
 def test_three_gigabyte_bytearray_is_memory_exceeded(sdk: SdkPage, sandbox: str) -> None:
     result = sdk.run(sandbox, "x = bytearray(3_000_000_000)")
     assert result["outcome"] == "OUTCOME_MEMORY_EXCEEDED"
+    assert "32-bit WebAssembly" in result["error"]["message"]
 
 
 def test_memory_budget_recycles_the_worker(sdk: SdkPage) -> None:

@@ -13,10 +13,27 @@ from .result import ErrorInfo, Outcome
 from .tracebacks import format_exception
 
 MAX_LISTED_PACKAGES = 80
+# On wasm32 a size past 2**31 cannot even be represented: CPython raises OverflowError (numpy a
+# ValueError) before trying to allocate. For the user that is the memory limit, so say so.
+SIZE_LIMIT_MESSAGES = (
+    "cannot fit 'int' into an index-sized integer",
+    "array is too big",
+)
+WASM32_MEMORY_NOTE = (
+    "out of memory: the sandbox is 32-bit WebAssembly, so one object cannot exceed about 2 GB "
+    "and all memory together about 4 GB"
+)
+
+
+def is_size_limit(exc: BaseException) -> bool:
+    """An allocation too large for wasm32, whatever exception type reported it."""
+    return isinstance(exc, OverflowError | ValueError) and any(
+        text in str(exc) for text in SIZE_LIMIT_MESSAGES
+    )
 
 
 def outcome_of(exc: BaseException) -> Outcome:
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or is_size_limit(exc):
         return "OUTCOME_MEMORY_EXCEEDED"
     if isinstance(exc, KeyboardInterrupt):
         return "OUTCOME_CANCELLED"
@@ -62,6 +79,8 @@ def _clarify(exc: BaseException, available: Mapping[str, str], recursion_limit: 
         )
     elif isinstance(exc, MemoryError) and not str(exc):
         _set_message(exc, "out of memory: the sandbox's WebAssembly memory is limited (< 4 GB)")
+    elif is_size_limit(exc) and "32-bit" not in str(exc):
+        _set_message(exc, f"{WASM32_MEMORY_NOTE} ({exc})")
 
 
 def _set_message(exc: BaseException, message: str) -> None:
