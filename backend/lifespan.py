@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
+from backend.proxy.pool import ShardedTransport
 from backend.proxy.ratelimit import RequestBudget, StreamSlots, open_storage
 from backend.settings import Settings, get_settings
 
@@ -28,9 +29,10 @@ def upstream_client(
         settings.upstream_read_timeout_s, connect=settings.upstream_connect_timeout_s
     )
     # One connection per live stream, so the pool must not queue streams behind each other.
-    limits = httpx.Limits(max_connections=settings.max_streams_total + 64)
     # trust_env=False: no proxy variables or .netrc may reroute or re-authenticate the key's calls.
-    return httpx.AsyncClient(transport=transport, timeout=timeout, limits=limits, trust_env=False)
+    if transport is None:
+        transport = ShardedTransport(settings.max_streams_total + 64, trust_env=False)
+    return httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
 
 
 def lifespan_for(transport: httpx.AsyncBaseTransport | None) -> Lifespan:
