@@ -104,7 +104,7 @@ async def open_stream(
             raise status_error(response.status_code)
         if not response.headers.get("content-type", "").startswith("text/event-stream"):
             raise UpstreamMalformed("the LLM server did not answer with an event stream")
-        chunks = response.aiter_bytes()
+        chunks = body_chunks(response)
         try:
             first = await anext(chunks)
         except StopAsyncIteration:
@@ -116,6 +116,14 @@ async def open_stream(
         # Shielded: on a browser disconnect this runs inside a cancelled scope.
         with anyio.CancelScope(shield=True):
             await response.aclose()
+
+
+def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as it arrives. Raw bytes (no decoder or re-chunking layer per chunk) unless the
+    upstream compressed it, which the browser was never told about."""
+    if response.headers.get("content-encoding", "identity") == "identity":
+        return response.aiter_raw()
+    return response.aiter_bytes()
 
 
 async def relay(first: bytes, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
