@@ -1,7 +1,7 @@
-// Boots Pyodide once in Node and writes its memory snapshot: a worker that loads the snapshot
-// skips interpreter start-up (about 4x faster to ready in Chromium).
+// Boots Pyodide once in Node, warms up the modules every sandbox needs (snapshot_warmup.py), and
+// writes the memory snapshot: a worker that loads it skips interpreter start-up and those imports.
 // Usage: node make_snapshot.mjs PYODIDE_DIR OUTPUT_FILE
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [pyodideDir, output] = process.argv.slice(2);
@@ -12,4 +12,11 @@ if (!pyodideDir || !output) {
 const indexURL = pyodideDir.endsWith("/") ? pyodideDir : `${pyodideDir}/`;
 const { loadPyodide } = await import(pathToFileURL(`${indexURL}pyodide.mjs`).href);
 const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true, stdout: () => {} });
+
+// Run in a namespace of its own, so nothing but the imported modules stays behind.
+const namespace = pyodide.toPy({});
+pyodide.runPython(readFileSync(new URL("snapshot_warmup.py", import.meta.url), "utf8"), { globals: namespace });
+const missing = pyodide.runPython("warm_up()", { globals: namespace }).toJs();
+namespace.destroy();
+if (missing.length) console.error(`snapshot warm-up: not in this Pyodide: ${missing.join(", ")}`);
 writeFileSync(output, pyodide.makeMemorySnapshot());

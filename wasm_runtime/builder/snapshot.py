@@ -16,12 +16,13 @@ from wasm_runtime.builder import pins
 from wasm_runtime.builder.errors import BuildError
 
 SCRIPT = Path(__file__).with_name("make_snapshot.mjs")
+WARMUP = Path(__file__).with_name("snapshot_warmup.py")
 SNAPSHOT_FILE = "snapshot.bin"
 
 
 def snapshot_key() -> str:
-    """Changes whenever the core files or the script that makes the snapshot change."""
-    digest = hashlib.sha256(SCRIPT.read_bytes())
+    """Changes whenever the core files or the scripts that make the snapshot change."""
+    digest = hashlib.sha256(SCRIPT.read_bytes() + WARMUP.read_bytes())
     for name, sha256 in sorted(pins.CORE_FILES.items()):
         digest.update(f"{name}={sha256}\n".encode())
     return digest.hexdigest()[:16]

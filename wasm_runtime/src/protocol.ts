@@ -114,7 +114,15 @@ export type WorkerReply =
   | { type: "files"; id: number; files: FileInfo[] }
   | { type: "environment"; id: number; environment: Environment }
   | { type: "failed"; id: number; error: ErrorInfo }
-  | { type: "fatal"; error: ErrorInfo };
+  | { type: "fatal"; error: ErrorInfo }
+  | { type: "fetch-runtime"; fetchId: number; file: string };
+
+// Host → worker, answering `fetch-runtime`. The opaque frame's HTTP cache is a new partition on
+// every visit, so the worker asks the host page, whose cache persists, for runtime files.
+export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
+
+/** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
+export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
 // Host → frame (window.postMessage; the frame checks `event.source === parent`).
 export type FrameRequest = { type: "interrupt" };

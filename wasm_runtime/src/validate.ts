@@ -3,6 +3,7 @@
 import {
   LIMITS,
   OUTCOMES,
+  RUNTIME_FILE_NAME,
   type Audit,
   type Display,
   type Environment,
@@ -172,6 +173,11 @@ export function parseWorkerReply(v: unknown): WorkerReply | null {
     case "fatal": {
       const error = parseError(v.error);
       return error ? { type: "fatal", error } : null;
+    }
+    case "fetch-runtime": {
+      const fetchId = int(v.fetchId);
+      const file = typeof v.file === "string" && RUNTIME_FILE_NAME.test(v.file) ? v.file : null;
+      return fetchId !== null && file !== null ? { type: "fetch-runtime", fetchId, file } : null;
     }
     default:
       return null;

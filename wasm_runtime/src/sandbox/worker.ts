@@ -1,9 +1,10 @@
 // The sandbox worker: boots Pyodide and the kernel, then serves the host's requests in order.
 import type { PyProxy } from "pyodide/ffi";
-import type { Environment, ErrorInfo, WorkerReply, WorkerRequest } from "../protocol.js";
+import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol.js";
 import { runCell } from "./execute.js";
 import { listFiles, readFile, writeFile } from "./files.js";
 import { initFilesystem, initKernel, initRuntime } from "./runtime.js";
+import { routeRuntimeFetches } from "./runtime-fetch.js";
 
 interface Boot {
   type: "boot";
@@ -25,6 +26,7 @@ const errorInfo = (error: unknown): ErrorInfo => {
 async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
+  routeRuntimeFetches(runtimeUrl, port);
   const runtime = await initRuntime(runtimeUrl, interrupt);
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
@@ -59,9 +61,10 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       reportFailure(id, error, post);
     }
   };
-  port.onmessage = (event: MessageEvent<WorkerRequest>) => {
-    queue = queue.then(() => handle(event.data));
-  };
+  port.addEventListener("message", (event: MessageEvent<WorkerRequest | RuntimeFileReply>) => {
+    const request = event.data;
+    if (request.type !== "runtime-file") queue = queue.then(() => handle(request));
+  });
   post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
 }
 

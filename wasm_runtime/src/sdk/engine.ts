@@ -1,7 +1,8 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
-import type { ErrorInfo, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
+import type { ErrorInfo, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
 import { parseWorkerReply } from "../validate.js";
+import { runtimeFile } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
@@ -82,7 +83,9 @@ export class Engine {
   private receive(data: unknown): void {
     const reply = parseWorkerReply(data);
     if (!reply || this.death) return; // malformed or late: ignored
-    if (reply.type === "booted") {
+    if (reply.type === "fetch-runtime") {
+      this.sendRuntimeFile(reply.fetchId, reply.file);
+    } else if (reply.type === "booted") {
       this.bootWaiter?.(reply);
       this.bootWaiter = null;
     } else if (reply.type === "stream") {
@@ -94,6 +97,13 @@ export class Engine {
       this.pending.delete(reply.id);
       waiter?.(reply);
     }
+  }
+
+  private sendRuntimeFile(fetchId: number, file: string): void {
+    runtimeFile(file).then(
+      (data) => this.alive && this.port.postMessage({ type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply, [data.buffer]),
+      (error: unknown) => this.alive && this.port.postMessage({ type: "runtime-file", fetchId, data: null, error: String(error) } satisfies RuntimeFileReply),
+    );
   }
 
   /** Send one request; resolves with its reply, rejects with EngineDied. */

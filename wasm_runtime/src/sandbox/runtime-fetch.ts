@@ -1,0 +1,46 @@
+// Runtime files come from the host page. This worker lives in an opaque origin whose HTTP cache
+// is a new partition on every visit, so fetching /runtime/ directly would download the whole
+// runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
+// library, lock file and packages with the global `fetch`, so that is where the files are routed.
+import { RUNTIME_FILE_NAME, type RuntimeFileReply, type WorkerReply } from "../protocol.js";
+
+const MIME: Record<string, string> = {
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+};
+
+const mimeOf = (file: string): string => MIME[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream";
+
+export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): void {
+  const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
+  let nextId = 1;
+  port.addEventListener("message", (event: MessageEvent) => {
+    const reply = event.data as Partial<RuntimeFileReply> | null;
+    if (reply?.type !== "runtime-file" || typeof reply.fetchId !== "number") return;
+    waiting.get(reply.fetchId)?.(reply as RuntimeFileReply);
+    waiting.delete(reply.fetchId);
+  });
+  port.start();
+
+  const fromHost = (file: string): Promise<Response> =>
+    new Promise((resolve, reject) => {
+      const fetchId = nextId++;
+      waiting.set(fetchId, ({ data, error }) =>
+        data ? resolve(new Response(data as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": mimeOf(file) } })) : reject(new Error(error ?? file)),
+      );
+      port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies WorkerReply);
+    });
+
+  const direct = self.fetch.bind(self);
+  self.fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const file = url.startsWith(runtimeUrl) ? url.slice(runtimeUrl.length) : "";
+    if (RUNTIME_FILE_NAME.test(file) && (init?.method ?? "GET") === "GET") {
+      // If the host cannot help (an older SDK, a failed fetch), the file is fetched as before.
+      return fromHost(file).catch(() => direct(input, init));
+    }
+    return direct(input, init);
+  };
+}
