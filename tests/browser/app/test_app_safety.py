@@ -132,3 +132,19 @@ def test_stop_cancels_the_model_stream(
         app_page.page.keyboard.press("Escape")
     assert model.fake.disconnected.wait(10)
     assert app_page.page.get_by_text("Stopped.").is_visible()
+
+
+def test_stop_interrupts_running_code(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(tool_call_stream_reply("x = 1\nwhile True: pass"), final("unreachable"))
+    app_page.open(agent_app)
+    page = app_page.page
+    with app_page.finishing(30_000):
+        page.get_by_label("Message").fill("Spin")
+        page.get_by_label("Message").press("Enter")
+        page.get_by_label("running").wait_for()
+        page.get_by_role("button", name="Stop").click()
+    assert page.get_by_text("cancelled").first.is_visible()
+    assert page.get_by_text("Stopped.").is_visible()
+    assert len(model.requests()) == 1  # the model was not asked to go on after a stop

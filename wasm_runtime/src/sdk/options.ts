@@ -27,6 +27,8 @@ export interface ExecuteOptions {
   onStdout?: (text: string) => void;
   onStderr?: (text: string) => void;
   expect?: JsonSchema;
+  /** Aborting cancels the run: interrupted (state kept) when isolated, else the sandbox restarts. */
+  signal?: AbortSignal;
 }
 
 export type SandboxState = "starting" | "ready" | "busy" | "closed";

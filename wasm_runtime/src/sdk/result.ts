@@ -1,5 +1,5 @@
 // Results the host makes itself, when the worker could not answer (killed, crashed, broken).
-import type { Audit, ErrorInfo, KernelResult, Outcome } from "../protocol.js";
+import type { Audit, ErrorInfo, ExecutionResult, KernelResult, Outcome } from "../protocol.js";
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -33,3 +33,10 @@ export function hostResult(outcome: Outcome, error: ErrorInfo, streamed: Streame
 }
 
 export const hostError = (name: string, message: string): ErrorInfo => ({ name, message, traceback: "" });
+
+/** The result of a run whose signal was aborted while it waited in the queue: it never ran. */
+export async function cancelledBeforeStart(code: string): Promise<ExecutionResult> {
+  const error = hostError("CancelledError", "cancelled before it started");
+  const result = hostResult("OUTCOME_CANCELLED", error, { stdout: "", stderr: "", truncated: false }, await sha256Hex(code));
+  return { ...result, durationMs: 0, stateLost: false };
+}

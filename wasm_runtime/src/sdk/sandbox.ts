@@ -5,6 +5,7 @@ import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
 import { filesOf, settingsOf, type CreateOptions, type ExecuteOptions, type SandboxInfo, type SandboxState, type Settings } from "./options.js";
 import { claimEngine, dropSpare, warmSpare } from "./pool.js";
+import { cancelledBeforeStart } from "./result.js";
 import { watchRun } from "./watchdog.js";
 
 const FRAME_URL = new URL("../sandbox/frame.html", import.meta.url).href;
@@ -72,6 +73,7 @@ export class Sandbox {
     }
     return this.enqueue(async (engine) => {
       const started = performance.now();
+      if (options.signal?.aborted) return cancelledBeforeStart(code);
       for (const file of files) await this.put(engine, file.path, file.data);
       this.current = "busy";
       const { kernel } = this.settings;
@@ -79,6 +81,7 @@ export class Sandbox {
         timeoutMs,
         limits: { stdout: kernel.stdoutLimit, stderr: kernel.stderrLimit },
         sinks: { stdout: options.onStdout, stderr: options.onStderr },
+        signal: options.signal,
       });
       let stateLost = watched.engineLost;
       const { result } = watched;

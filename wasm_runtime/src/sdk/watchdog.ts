@@ -1,5 +1,6 @@
-// One execution under the watchdog: the run races its deadline; when isolated, the interrupt
-// buffer gets a grace period (state kept), then the frame is removed (state lost).
+// One execution under the watchdog: the run races its deadline and the caller's abort signal;
+// when isolated, the interrupt buffer gets a grace period (state kept), then the frame is removed
+// (state lost). A deadline ends as OUTCOME_DEADLINE_EXCEEDED, an abort as OUTCOME_CANCELLED.
 import type { KernelResult, StreamName, WorkerReply } from "../protocol.js";
 import { EngineDied, type Engine } from "./engine.js";
 import { hostError, hostResult, sha256Hex, type Streamed } from "./result.js";
@@ -10,6 +11,7 @@ export interface WatchOptions {
   timeoutMs: number;
   limits: Record<StreamName, number>;
   sinks: Partial<Record<StreamName, (text: string) => void>>;
+  signal?: AbortSignal | undefined;
 }
 
 export interface Watched {
@@ -19,13 +21,26 @@ export interface Watched {
 }
 
 const TIMEOUT = Symbol("timeout");
-type Settled = WorkerReply | EngineDied | typeof TIMEOUT;
+const ABORTED = Symbol("aborted");
+type Stop = typeof TIMEOUT | typeof ABORTED;
+type Settled = WorkerReply | EngineDied | Stop;
 
-function within(reply: Promise<WorkerReply | EngineDied>, ms: number): Promise<Settled> {
+/** The reply, or TIMEOUT after `ms`, or ABORTED when `signal` fires first. */
+function within(reply: Promise<WorkerReply | EngineDied>, ms: number, signal?: AbortSignal): Promise<Settled> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const expiry = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(resolve, ms, TIMEOUT)));
-  return Promise.race([reply, expiry]).finally(() => clearTimeout(timer));
+  let onAbort = (): void => undefined;
+  const stop = new Promise<Stop>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMEOUT);
+    onAbort = () => resolve(ABORTED);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([reply, stop]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
 }
+
+const isStop = (settled: Settled): settled is Stop => settled === TIMEOUT || settled === ABORTED;
 
 export async function watchRun(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
   const runId = crypto.randomUUID(); // one-shot: replies for any other run are ignored
@@ -47,15 +62,20 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   });
   const reply = engine.call({ type: "execute", runId, code }).catch((error: EngineDied) => error);
   try {
-    let settled = await within(reply, options.timeoutMs);
-    const interrupted = settled === TIMEOUT && engine.isolated;
+    let settled = await within(reply, options.timeoutMs, options.signal);
+    const stop = isStop(settled) ? settled : null;
+    const interrupted = stop !== null && engine.isolated;
     if (interrupted) {
       engine.interrupt();
       settled = await within(reply, INTERRUPT_GRACE_MS);
     }
-    if (settled === TIMEOUT) {
-      engine.kill("deadline exceeded");
+    if (isStop(settled)) {
       const how = interrupted ? "did not stop when interrupted" : "was stopped";
+      if (stop === ABORTED) {
+        engine.kill("cancelled");
+        return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; the sandbox was restarted`);
+      }
+      engine.kill("deadline exceeded");
       return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; the sandbox was restarted`);
     }
     if (settled instanceof EngineDied) {
@@ -63,9 +83,13 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     }
     if (settled.type === "result" && settled.runId === runId) {
       const result = settled.result;
-      if (interrupted && result.outcome === "OUTCOME_CANCELLED") {
-        result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
-        if (result.error) result.error.message = `interrupted at its ${options.timeoutMs} ms deadline; state is kept`;
+      if (interrupted && result.outcome === "OUTCOME_CANCELLED" && result.error) {
+        if (stop === TIMEOUT) {
+          result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
+          result.error.message = `interrupted at its ${options.timeoutMs} ms deadline; state is kept`;
+        } else {
+          result.error.message = "cancelled by the caller; state is kept";
+        }
       }
       return { result, engineLost: false };
     }

@@ -1,0 +1,64 @@
+"""`execute(code, {signal})`: the caller can cancel a run (the app's Stop button does)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.sandbox.conftest import SdkPage
+
+pytestmark = pytest.mark.browser
+
+# Starts `code` with an AbortSignal, aborts it after `ms`, returns the result.
+RUN_AND_ABORT = """async ([id, code, ms]) => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), ms);
+  const options = { signal: controller.signal, timeoutMs: 60000 };
+  const r = await wasmbox.Sandbox.get(id).execute(code, options);
+  return { outcome: r.outcome, stateLost: r.stateLost, error: r.error, durationMs: r.durationMs };
+}"""
+
+
+def run_and_abort(sdk: SdkPage, sandbox: str, code: str, ms: int) -> dict[str, Any]:
+    result: dict[str, Any] = sdk.page.evaluate(RUN_AND_ABORT, [sandbox, code, ms])
+    return result
+
+
+def test_aborting_a_python_loop_cancels_it(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    sdk.run(sandbox, "x = 7")
+    result = run_and_abort(sdk, sandbox, "while True: pass", 500)
+    isolated = bool(sdk.page.evaluate("wasmbox.isolated"))
+
+    assert result["outcome"] == "OUTCOME_CANCELLED"
+    assert result["durationMs"] < 30_000  # ended by the abort, long before its deadline
+    assert result["stateLost"] is not isolated  # interrupt keeps state; the hard path cannot
+    after = sdk.run(sandbox, "print(globals().get('x'))")
+    assert after["stdout"] == ("7\n" if isolated else "None\n")
+
+
+def test_aborting_a_c_loop_restarts_the_sandbox(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    result = run_and_abort(sdk, sandbox, "sum(range(10**11))", 500)
+    assert result["outcome"] == "OUTCOME_CANCELLED"
+    assert result["stateLost"] is True
+    assert sdk.run(sandbox, "1 + 1")["outcome"] == "OUTCOME_OK"
+
+
+def test_a_run_aborted_before_it_starts_never_runs(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    result = sdk.page.evaluate(
+        """async (id) => {
+          const controller = new AbortController();
+          controller.abort();
+          const r = await wasmbox.Sandbox.get(id).execute("open('ran.txt', 'w').write('x')",
+                                                          { signal: controller.signal });
+          return r.outcome;
+        }""",
+        sandbox,
+    )
+    assert result == "OUTCOME_CANCELLED"
+    assert (
+        sdk.run(sandbox, "import os; os.path.exists('ran.txt')")["value"]["text/plain"] == "False"
+    )
