@@ -21,7 +21,7 @@ const modelSelect = byId<HTMLSelectElement>("model");
 const filesList = byId<HTMLUListElement>("file-list");
 
 let session: Session | null = null;
-const sessionReady = Session.start().then((s) => (session = s));
+const sessionReady = Session.start((progress) => status.showStartProgress(progress)).then((s) => (session = s));
 const view = new ChatView(transcriptRoot, (path) => void sessionReady.then((s) => s.download(path)));
 const transcript = newTranscript(null);
 let agent: Agent | null = null;

@@ -38,6 +38,17 @@ def test_sandbox_state_is_announced(app_page: AppPage, console_app: str) -> None
     assert state.inner_text() == "Sandbox: ready"
 
 
+def test_start_up_progress_counted_the_runtime_download(
+    app_page: AppPage, console_app: str
+) -> None:
+    app_page.open(console_app)  # a fresh browser context: the runtime was downloaded
+    bar = app_page.page.get_by_role(
+        "progressbar", name="Starting the Python sandbox", include_hidden=True
+    )
+    assert float(bar.get_attribute("max") or 0) > 20_000_000
+    assert bar.is_hidden()  # gone once the sandbox is ready
+
+
 @pytest.mark.parametrize(
     "scheme", [pytest.param("light", id="light"), pytest.param("dark", id="dark")]
 )

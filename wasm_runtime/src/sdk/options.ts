@@ -14,6 +14,15 @@ export interface CreateOptions {
   stderrLimit?: number;
   /** The worker is recycled (state lost) once its wasm heap grows past this. */
   memoryBudgetBytes?: number;
+  /** Start-up progress, for a loading bar: runtime bytes downloaded, then booting, then ready. */
+  onProgress?: (progress: StartProgress) => void;
+}
+
+export interface StartProgress {
+  phase: "downloading" | "starting" | "ready";
+  /** Runtime bytes this page has downloaded so far, and how many it expects (uncompressed). */
+  loadedBytes: number;
+  totalBytes: number;
 }
 
 export interface FileInput {

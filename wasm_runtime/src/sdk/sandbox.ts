@@ -3,9 +3,19 @@ import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type Wor
 import type { Engine } from "./engine.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
-import { filesOf, settingsOf, type CreateOptions, type ExecuteOptions, type SandboxInfo, type SandboxState, type Settings } from "./options.js";
+import {
+  filesOf,
+  settingsOf,
+  type CreateOptions,
+  type ExecuteOptions,
+  type SandboxInfo,
+  type SandboxState,
+  type Settings,
+  type StartProgress,
+} from "./options.js";
 import { claimEngine, dropSpare, warmSpare } from "./pool.js";
 import { cancelledBeforeStart } from "./result.js";
+import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
 
 const FRAME_URL = new URL("../sandbox/frame.html", import.meta.url).href;
@@ -30,12 +40,26 @@ export class Sandbox {
   static async create(options: CreateOptions = {}): Promise<Sandbox> {
     const sandbox = new Sandbox(settingsOf(options));
     registry.set(sandbox.id, sandbox);
+    const { onProgress } = options;
+    const report = (phase: StartProgress["phase"], totals: DownloadTotals) => {
+      try {
+        onProgress?.({ phase, ...totals });
+      } catch {
+        // a throwing progress callback must not break start-up
+      }
+    };
+    const stopWatching = onProgress
+      ? watchDownloads((t) => report(t.loadedBytes < t.totalBytes ? "downloading" : "starting", t))
+      : () => undefined;
     try {
       await sandbox.ready;
     } catch (error) {
       await sandbox.close();
       throw error;
+    } finally {
+      stopWatching();
     }
+    watchDownloads((t) => report("ready", t))();
     return sandbox;
   }
 

@@ -1,6 +1,6 @@
 // The page's one sandbox: started at load, shared by the chat and the console, so variables and
 // files carry over between them and across turns.
-import { Sandbox, type ExecutionResult, type FileInfo } from "wasmbox";
+import { Sandbox, type ExecutionResult, type FileInfo, type StartProgress } from "wasmbox";
 import { systemPrompt } from "../agent/prompt.js";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
@@ -13,8 +13,8 @@ export const RUN_TIMEOUT_MS = ((): number => {
 export class Session {
   private constructor(readonly sandbox: Sandbox) {}
 
-  static async start(): Promise<Session> {
-    return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS }));
+  static async start(onProgress: (progress: StartProgress) => void): Promise<Session> {
+    return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress }));
   }
 
   get state(): string {

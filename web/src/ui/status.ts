@@ -1,7 +1,12 @@
-// Always-visible state: the sandbox's life-cycle and, while something runs, the elapsed time.
+// Always-visible state: the sandbox's life-cycle (with download progress while it starts) and,
+// while something runs, the elapsed time.
+import type { StartProgress } from "wasmbox";
+
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 
 export class StatusBar {
   private timer: number | undefined;
+  private startDetail = "";
 
   constructor(
     private readonly stateElement: HTMLElement,
@@ -10,9 +15,22 @@ export class StatusBar {
   ) {}
 
   showSandbox(state: string): void {
-    this.stateElement.textContent = `Sandbox: ${state}`;
+    const detail = state === "starting" && this.startDetail ? ` (${this.startDetail})` : "";
+    this.stateElement.textContent = `Sandbox: ${state}${detail}`;
     this.stateElement.dataset.state = state;
     this.progress.hidden = state !== "starting";
+  }
+
+  showStartProgress({ phase, loadedBytes, totalBytes }: StartProgress): void {
+    if (phase === "downloading" && totalBytes > 0) {
+      this.progress.max = totalBytes;
+      this.progress.value = loadedBytes;
+      this.startDetail = `downloading Python: ${mb(loadedBytes)} of ${mb(totalBytes)} MB`;
+    } else {
+      this.progress.removeAttribute("value"); // indeterminate while Python boots
+      this.startDetail = phase === "ready" ? "" : "starting Python";
+    }
+    this.progress.setAttribute("aria-valuetext", this.startDetail || "ready");
   }
 
   /** Show "label… 1.2 s" until the returned function is called. */
