@@ -23,7 +23,7 @@ def is_same_origin(origin: str, request: Request) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host")
 
 
-def refuse_cross_site(request: Request, settings: SettingsDep) -> None:
+async def refuse_cross_site(request: Request, settings: SettingsDep) -> None:
     """Browsers send `Origin` on cross-site POSTs; only our own and the embed origins may call.
 
     Requiring `application/json` adds a second wall: a plain HTML form cannot send it, and a script
@@ -44,7 +44,8 @@ def presented_token(request: Request) -> str | None:
     return request.headers.get(TOKEN_HEADER) or request.cookies.get(TOKEN_COOKIE)
 
 
-def require_access(request: Request, settings: SettingsDep) -> None:
+async def require_access(request: Request, settings: SettingsDep) -> None:
+    # async: a plain `def` dependency costs a thread-pool hop per request (see deps.py)
     if settings.access_token is None:
         return
     expected = settings.access_token.get_secret_value().encode()
