@@ -3,16 +3,18 @@ proxy pointed at a FakeOpenAI on loopback; `console_app` serves it with no model
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Dialog, Page
 from pydantic import SecretStr
 
 from backend.settings import Settings
-from tests.support.fake_openai import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI, Reply, stream_reply
 from tests.support.network import RequestLog, watch_requests
 from tests.support.servers import running, test_app
 
@@ -91,3 +93,30 @@ class AppPage:
 @pytest.fixture
 def app_page(page: Page) -> AppPage:
     return AppPage(page, watch_requests(page.context, "set by AppPage.open"))
+
+
+@pytest.fixture
+def model(fake_llm: FakeOpenAI) -> Iterator[ScriptedModel]:
+    fake_llm.replies.clear()
+    yield ScriptedModel(fake_llm)
+
+
+class ScriptedModel:
+    def __init__(self, fake: FakeOpenAI) -> None:
+        self.fake = fake
+        self.start = len(fake.received)
+
+    def script(self, *replies: Reply) -> None:
+        self.fake.script(*replies)
+
+    def requests(self) -> list[dict[str, Any]]:
+        return [r.json for r in self.fake.received[self.start :] if r.path.endswith("/completions")]
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every run result the model was sent, parsed, in order."""
+        last = self.requests()[-1]["messages"]
+        return [json.loads(m["content"]) for m in last if m["role"] == "tool"]
+
+
+def final(text: str) -> Reply:
+    return stream_reply([text[: len(text) // 2], text[len(text) // 2 :]])

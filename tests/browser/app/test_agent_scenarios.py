@@ -5,43 +5,12 @@ Each test asserts what the user sees and what the model received back from the s
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 
-from tests.browser.app.conftest import AppPage
-from tests.support.fake_openai import FakeOpenAI, Reply, stream_reply, tool_call_stream_reply
+from tests.browser.app.conftest import AppPage, ScriptedModel, final
+from tests.support.fake_openai import tool_call_stream_reply
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def model(fake_llm: FakeOpenAI) -> Iterator[ScriptedModel]:
-    fake_llm.replies.clear()
-    yield ScriptedModel(fake_llm)
-
-
-class ScriptedModel:
-    def __init__(self, fake: FakeOpenAI) -> None:
-        self.fake = fake
-        self.start = len(fake.received)
-
-    def script(self, *replies: Reply) -> None:
-        self.fake.script(*replies)
-
-    def requests(self) -> list[dict[str, Any]]:
-        return [r.json for r in self.fake.received[self.start :] if r.path.endswith("/completions")]
-
-    def tool_results(self) -> list[dict[str, Any]]:
-        """Every run result the model was sent, parsed, in order."""
-        last = self.requests()[-1]["messages"]
-        return [json.loads(m["content"]) for m in last if m["role"] == "tool"]
-
-
-def final(text: str) -> Reply:
-    return stream_reply([text[: len(text) // 2], text[len(text) // 2 :]])
 
 
 def test_fibonacci_primes(app_page: AppPage, agent_app: str, model: ScriptedModel) -> None:

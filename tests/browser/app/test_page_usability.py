@@ -6,8 +6,7 @@ from typing import Literal
 
 import pytest
 
-from tests.browser.app.conftest import AppPage
-from tests.browser.app.test_agent_scenarios import ScriptedModel, final
+from tests.browser.app.conftest import AppPage, ScriptedModel, final
 from tests.support.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.browser
