@@ -141,3 +141,25 @@ def test_stop_interrupts_running_code(
     assert page.get_by_text("cancelled").first.is_visible()
     assert page.get_by_text("Stopped.").is_visible()
     assert len(model.requests()) == 1  # the model was not asked to go on after a stop
+
+
+def test_files_the_code_writes_download_as_opaque_bytes(
+    app_page: AppPage, console_app: str
+) -> None:
+    app_page.open(console_app)
+    app_page.run_console(
+        "import pandas as pd\n"
+        "pd.DataFrame({'x': [1, 2]}).to_csv('report.csv', index=False)\n"
+        "open('page.html', 'w').write('<script>alert(1)</script>')"
+    )
+    page = app_page.page
+    with page.expect_download() as csv_download:
+        page.get_by_role("list", name="files produced").get_by_text("report.csv").click()
+    assert csv_download.value.suggested_filename == "report.csv"
+    assert csv_download.value.path().read_text() == "x\n1\n2\n"
+
+    with page.expect_download() as html_download:
+        page.get_by_role("list", name="files produced").get_by_text("page.html").click()
+    # Saved, never rendered: the script stays inert text on disk and no dialog opened.
+    assert html_download.value.path().read_text() == "<script>alert(1)</script>"
+    assert app_page.dialogs == []
