@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,13 @@ PACKAGES = {"numpy": "2.0.2", "pandas": "2.2.3", "matplotlib": "3.8.4"}
 
 
 def run_cell(kernel: Kernel, code: str, **kwargs: Any) -> ExecutionResult:
-    """Run one cell to completion (no pytest plugin for async needed)."""
-    return asyncio.run(kernel.run(code, run_id="test-run", **kwargs))
+    """Run one cell to completion (no pytest plugin for async needed).
+
+    On a thread of its own: after the browser tests, Playwright's sync API leaves an event loop
+    running on the main thread, where asyncio.run refuses to start.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, kernel.run(code, run_id="test-run", **kwargs)).result()
 
 
 @pytest.fixture
