@@ -15,7 +15,24 @@ const quiet = { messageCallback: (m: string) => void loaderLog.push(m), errorCal
 export { quiet as loaderSinks };
 
 interface Manifest {
-  packages: Record<string, { version: string; imports?: string[] }>;
+  packages: Record<string, { version: string; file: string; imports?: string[] }>;
+}
+
+const KERNEL_PACKAGE = "wasmbox-kernel";
+
+/**
+ * Put the kernel on sys.path straight from its wheel (a pure-Python wheel is a zip that zipimport
+ * reads). Installing it with loadPackage cost ~300 ms of installer bookkeeping on every boot.
+ */
+async function mountKernel(pyodide: PyodideInterface, manifest: Manifest, runtimeUrl: string): Promise<void> {
+  const file = manifest.packages[KERNEL_PACKAGE]?.file;
+  if (!file) throw new Error("the runtime has no kernel package: rebuild it with `wasmbox build`");
+  const wheel = new Uint8Array(await (await fetch(new URL(file, runtimeUrl))).arrayBuffer());
+  const path = `/lib/${file}`;
+  pyodide.FS.writeFile(path, wheel);
+  const sys = pyodide.pyimport("sys");
+  sys.path.insert(0, path);
+  sys.destroy();
 }
 
 export interface Runtime {
@@ -49,7 +66,7 @@ export async function initRuntime(runtimeUrl: string, interrupt: Int32Array | nu
     fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
   ]);
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
-  await pyodide.loadPackage("wasmbox-kernel", quiet);
+  await mountKernel(pyodide, manifest, runtimeUrl);
   // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel.
   pyodide.pyimport("wasmbox_kernel").destroy();
   return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
