@@ -102,7 +102,8 @@ export type WorkerRequest =
   | { type: "write-file"; id: number; path: string; data: Uint8Array }
   | { type: "read-file"; id: number; path: string }
   | { type: "list-files"; id: number }
-  | { type: "environment"; id: number };
+  | { type: "environment"; id: number }
+  | { type: "preload"; id: number; packages: string[] };
 
 // Worker → host.
 export type WorkerReply =

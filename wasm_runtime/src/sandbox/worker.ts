@@ -3,7 +3,7 @@ import type { PyProxy } from "pyodide/ffi";
 import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol.js";
 import { runCell } from "./execute.js";
 import { listFiles, readFile, writeFile } from "./files.js";
-import { initFilesystem, initKernel, initRuntime } from "./runtime.js";
+import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
 
 interface Boot {
@@ -36,6 +36,11 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
     const { id } = request;
     try {
       switch (request.type) {
+        case "preload":
+          // In the background: claiming and configuring this worker must not wait for pandas.
+          // Runs interleave with it at await points; Pyodide serialises the package loads.
+          preloadPackages(runtime, request.packages).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
+          return post({ type: "done", id });
         case "configure":
           kernel = await initKernel(runtime, request.config);
           return post({ type: "done", id });

@@ -1,13 +1,21 @@
 // The warm spare: one booted engine kept ready per frame URL, so `Sandbox.create` and the
-// replacement after a kill do not wait for Pyodide to boot.
+// replacement after a kill do not wait for Pyodide to boot. The spare a page asks for with
+// `warmup` may also load and import packages once booted, while nobody is waiting on it; the
+// replacement spares that follow do not, so they never compete for the CPU with a session's start.
 import { Engine } from "./engine.js";
 
 const spares = new Map<string, Promise<Engine>>();
 
-function refill(frameUrl: string): void {
+function refill(frameUrl: string, packages: string[] = []): void {
   const spare = Engine.start(frameUrl);
   spares.set(frameUrl, spare);
-  spare.catch(() => spares.get(frameUrl) === spare && spares.delete(frameUrl));
+  spare.then(
+    (engine) => {
+      // The worker preloads in the background; nothing waits for it.
+      if (packages.length) engine.call({ type: "preload", packages }).catch(() => undefined);
+    },
+    () => spares.get(frameUrl) === spare && spares.delete(frameUrl),
+  );
 }
 
 /** A booted engine: the spare when there is one; a new spare starts once this one is ready. */
@@ -21,8 +29,8 @@ export async function claimEngine(frameUrl: string): Promise<Engine> {
 }
 
 /** Start the spare now (e.g. at page load), so even the first `create` is quick. */
-export function warmSpare(frameUrl: string): Promise<void> {
-  if (!spares.has(frameUrl)) refill(frameUrl);
+export function warmSpare(frameUrl: string, packages: string[] = []): Promise<void> {
+  if (!spares.has(frameUrl)) refill(frameUrl, packages);
   return spares.get(frameUrl)!.then(() => undefined);
 }
 

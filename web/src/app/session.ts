@@ -4,6 +4,9 @@ import { Sandbox, type ExecutionResult, type FileInfo, type StartProgress } from
 import { systemPrompt } from "../agent/prompt.js";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
+// Not matplotlib: its first import builds a font cache, seconds of work only plots need.
+const WARM_PACKAGES = ["numpy", "pandas"];
+
 /** The per-run deadline: 30 s, or `?timeoutMs=` on the page URL (1 s to 10 min). */
 export const RUN_TIMEOUT_MS = ((): number => {
   const asked = Number(new URLSearchParams(location.search).get("timeoutMs"));
@@ -14,6 +17,8 @@ export class Session {
   private constructor(readonly sandbox: Sandbox) {}
 
   static async start(onProgress: (progress: StartProgress) => void): Promise<Session> {
+    // Data questions nearly always import these: the spare loads them while the user types.
+    void Sandbox.warmup({ packages: WARM_PACKAGES });
     return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress }));
   }
 
