@@ -62,3 +62,15 @@ def test_a_run_aborted_before_it_starts_never_runs(sdk: SdkPage) -> None:
     assert (
         sdk.run(sandbox, "import os; os.path.exists('ran.txt')")["value"]["text/plain"] == "False"
     )
+
+
+def test_abort_while_packages_load_still_keeps_state(sdk: SdkPage) -> None:
+    """The abort lands while sympy is being installed (Python runs there too); the interrupt must
+    wait for the cell instead of being swallowed by the loader, or the state is lost."""
+    sandbox = sdk.create()
+    sdk.run(sandbox, "x = 7")
+    result = run_and_abort(sdk, sandbox, "import sympy\nwhile True: pass", 150)
+    assert result["outcome"] == "OUTCOME_CANCELLED"
+    if sdk.page.evaluate("wasmbox.isolated"):
+        assert result["stateLost"] is False
+        assert sdk.run(sandbox, "print(x)")["stdout"] == "7\n"

@@ -83,6 +83,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     }
     if (settled.type === "result" && settled.runId === runId) {
       const result = settled.result;
+      result.audit.codeSha256 ||= await codeSha256;
       if (interrupted && result.outcome === "OUTCOME_CANCELLED" && result.error) {
         if (stop === TIMEOUT) {
           result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
