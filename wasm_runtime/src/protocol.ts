@@ -125,8 +125,9 @@ export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Ui
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
-// Host → frame (window.postMessage; the frame checks `event.source === parent`).
-export type FrameRequest = { type: "interrupt" };
+// Host → frame (window.postMessage; the frame checks `event.source === parent`). `run` is the
+// `id` of the execute request to interrupt.
+export type FrameRequest = { type: "interrupt"; run: number };
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
 export type FrameReply =

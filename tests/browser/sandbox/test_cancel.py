@@ -74,3 +74,17 @@ def test_abort_while_packages_load_still_keeps_state(sdk: SdkPage) -> None:
     if sdk.page.evaluate("wasmbox.isolated"):
         assert result["stateLost"] is False
         assert sdk.run(sandbox, "print(x)")["stdout"] == "7\n"
+
+
+def test_abort_before_the_worker_starts_the_run_still_keeps_state(sdk: SdkPage) -> None:
+    """The abort reaches the frame before the worker has taken the run off its queue. The
+    interrupt must be kept for that run, not wiped as a stale one, or the loop runs on to the
+    hard kill and the state is lost."""
+    sandbox = sdk.create()
+    sdk.run(sandbox, "x = 7")
+    for delay_ms in [0, 1, 1, 2, 2, 3, 5]:  # the race is timing-dependent: try it around the post
+        result = run_and_abort(sdk, sandbox, "while True: pass", delay_ms)
+        assert result["outcome"] == "OUTCOME_CANCELLED"
+        if sdk.page.evaluate("wasmbox.isolated"):
+            assert result["stateLost"] is False
+            assert sdk.run(sandbox, "print(x)")["stdout"] == "7\n"

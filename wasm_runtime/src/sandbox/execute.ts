@@ -2,6 +2,7 @@
 import type { PyProxy } from "pyodide/ffi";
 import type { KernelResult, NetworkAttempt, StreamName, WorkerReply } from "../protocol.js";
 import { hostError, hostResult } from "../sdk/result.js";
+import type { RunInterrupts } from "./interrupt.js";
 import { heapBytes, loaderSinks, type Runtime } from "./runtime.js";
 
 // The browser, not Python, blocks the network; each refusal is a CSP violation event here.
@@ -11,6 +12,7 @@ self.addEventListener("securitypolicyviolation", (event) => {
 });
 
 export interface RunRequest {
+  id: number;
   runId: string;
   code: string;
 }
@@ -19,36 +21,37 @@ export async function runCell(
   runtime: Runtime,
   kernel: PyProxy,
   request: RunRequest,
-  interrupt: Int32Array | null,
+  interrupts: RunInterrupts | null,
   post: (reply: WorkerReply) => void,
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
   attempts = [];
-  if (interrupt) {
-    Atomics.store(interrupt, 0, 0); // a late interrupt meant for the previous run
-    // Finding the cell's imports runs Python too: an interrupt landing there was swallowed with
-    // the loader's errors, and the cell then ran on to the hard kill (state lost). Detached, the
-    // buffer keeps an early interrupt until the cell starts, which it then stops at once.
-    pyodide.setInterruptBuffer(undefined as unknown as Int32Array);
-  }
   try {
     await pyodide.loadPackagesFromImports(request.code, loaderSinks);
   } catch {
     // The import itself then fails inside the cell, with the kernel's message.
-  } finally {
-    if (interrupt) pyodide.setInterruptBuffer(interrupt);
   }
+  // Pyodide polls the interrupt buffer only while the cell runs: finding imports and loading
+  // packages run Python too, and an interrupt landing there was swallowed with the loader's
+  // errors. One that arrives before this point is kept by the line and stops the run here.
+  if (interrupts && !interrupts.begin(request.id)) {
+    interrupts.end();
+    return cancelledBeforeStart();
+  }
+  if (interrupts) pyodide.setInterruptBuffer(interrupts.signal);
   const onStream = (name: StreamName, text: string) => post({ type: "stream", runId: request.runId, name, text });
   let proxy: PyProxy;
   try {
     proxy = (await kernel.run.callKwargs(request.code, { run_id: request.runId, on_stream: onStream })) as PyProxy;
   } catch (error) {
-    // An interrupt already pending when the cell starts fires in the kernel's first lines, before
-    // the cell: a run cancelled before it ran, with the state intact.
+    // An interrupt in the kernel's own first lines, before the cell, escapes the kernel.
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;
-    // No hash here (no crypto.subtle outside a secure context): the host fills it in.
-    const cancelled = hostError("KeyboardInterrupt", "interrupted before the cell started");
-    return hostResult("OUTCOME_CANCELLED", cancelled, { stdout: "", stderr: "", truncated: false }, "");
+    return cancelledBeforeStart();
+  } finally {
+    if (interrupts) {
+      pyodide.setInterruptBuffer(undefined as unknown as Int32Array);
+      interrupts.end();
+    }
   }
   const result = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as KernelResult;
   proxy.destroy();
@@ -56,6 +59,13 @@ export async function runCell(
   result.audit.peakMemoryBytes = heapBytes(pyodide);
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
+}
+
+/** A run cancelled before its cell ran: the state is intact. */
+function cancelledBeforeStart(): KernelResult {
+  // No hash here (no crypto.subtle outside a secure context): the host fills it in.
+  const cancelled = hostError("KeyboardInterrupt", "interrupted before the cell started");
+  return hostResult("OUTCOME_CANCELLED", cancelled, { stdout: "", stderr: "", truncated: false }, "");
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -1,6 +1,9 @@
-// The opaque-origin sandbox frame: starts the worker and owns its interrupt buffer.
+// The opaque-origin sandbox frame: starts the worker and owns its interrupt line.
 // A sandboxed document cannot start a Worker from an http(s) URL (it is cross-origin to it), so
 // the worker starts from a blob: URL made here; it inherits this document's CSP.
+
+import type { FrameRequest } from "../protocol.js";
+import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 
 const workerUrl = new URL("worker.js", location.href).href;
 const bootstrap = `importScripts(${JSON.stringify(workerUrl)});`;
@@ -9,7 +12,7 @@ const worker = new Worker(blobUrl, { name: "wasmbox-sandbox" });
 
 // A SharedArrayBuffer cannot cross to the host page (another agent cluster), so it lives here and
 // the host asks this frame, whose thread is free while Python runs, to write the interrupt.
-const interrupt = crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+const interrupt = crossOriginIsolated ? createInterruptBuffer() : null;
 const channel = new MessageChannel();
 
 worker.addEventListener("error", (event) => {
@@ -27,11 +30,13 @@ worker.postMessage(
 
 addEventListener("message", (event) => {
   if (event.source !== parent) return;
-  const data: unknown = event.data;
-  if (interrupt && typeof data === "object" && data !== null && (data as { type?: unknown }).type === "interrupt") {
-    Atomics.store(interrupt, 0, 2); // 2 = SIGINT, what Pyodide's interrupt buffer expects
-  }
+  if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.run);
 });
 
 // The opaque origin means "*" is the only target origin that can reach the parent.
 parent.postMessage({ type: "frame-ready", isolated: crossOriginIsolated }, "*", [channel.port1]);
+
+function isInterrupt(data: unknown): data is FrameRequest {
+  const { type, run } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
+  return type === "interrupt" && Number.isSafeInteger(run) && (run as number) > 0;
+}

@@ -59,13 +59,12 @@ async function bootPyodide(runtimeUrl: string): Promise<PyodideInterface> {
   }
 }
 
-export async function initRuntime(runtimeUrl: string, interrupt: Int32Array | null): Promise<Runtime> {
+export async function initRuntime(runtimeUrl: string): Promise<Runtime> {
   importScripts(new URL("pyodide.js", runtimeUrl).href);
   const [pyodide, manifest] = await Promise.all([
     bootPyodide(runtimeUrl),
     fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
   ]);
-  if (interrupt) pyodide.setInterruptBuffer(interrupt);
   await mountKernel(pyodide, manifest, runtimeUrl);
   // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel.
   pyodide.pyimport("wasmbox_kernel").destroy();

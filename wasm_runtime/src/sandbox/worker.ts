@@ -2,6 +2,7 @@
 import type { PyProxy } from "pyodide/ffi";
 import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol.js";
 import { runCell } from "./execute.js";
+import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
 import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -9,7 +10,7 @@ import { routeRuntimeFetches } from "./runtime-fetch.js";
 interface Boot {
   type: "boot";
   runtimeUrl: string;
-  interrupt: Int32Array | null;
+  interrupt: SharedArrayBuffer | null;
   port: MessagePort;
 }
 
@@ -27,7 +28,8 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
   routeRuntimeFetches(runtimeUrl, port);
-  const runtime = await initRuntime(runtimeUrl, interrupt);
+  const runtime = await initRuntime(runtimeUrl);
+  const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   let queue = Promise.resolve();
@@ -46,7 +48,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
           return post({ type: "done", id });
         case "execute": {
           if (!kernel) throw new Error("the sandbox is not configured");
-          const result = await runCell(runtime, kernel, request, interrupt, post);
+          const result = await runCell(runtime, kernel, request, interrupts, post);
           return post({ type: "result", id, runId: request.runId, result });
         }
         case "write-file":

@@ -1,6 +1,6 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
-import type { ErrorInfo, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
+import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
 import { parseWorkerReply } from "../validate.js";
 import { runtimeFile } from "./runtime-files.js";
 
@@ -21,6 +21,7 @@ export class Engine {
   private readonly pending = new Map<number, (reply: WorkerReply | EngineDied) => void>();
   private readonly streams = new Map<string, StreamSink>();
   private nextId = 1;
+  private lastExecuteId = 0;
   private death: EngineDied | null = null;
   /** Called once when the engine dies on its own (fatal error, crashed worker). */
   onDeath: ((error: EngineDied) => void) | null = null;
@@ -110,6 +111,7 @@ export class Engine {
   call(request: Request, transfer: Transferable[] = []): Promise<WorkerReply> {
     if (this.death) return Promise.reject(this.death);
     const id = this.nextId++;
+    if (request.type === "execute") this.lastExecuteId = id;
     return new Promise((resolve, reject) => {
       this.pending.set(id, (reply) => (reply instanceof EngineDied ? reject(reply) : resolve(reply)));
       this.port.postMessage({ ...request, id }, transfer);
@@ -122,9 +124,10 @@ export class Engine {
     return () => this.streams.delete(runId);
   }
 
-  /** Ask the frame to raise KeyboardInterrupt in Python (only works when isolated). */
+  /** Ask the frame to interrupt the latest run: KeyboardInterrupt in Python (only when isolated). */
   interrupt(): void {
-    this.iframe.contentWindow?.postMessage({ type: "interrupt" }, "*");
+    const request: FrameRequest = { type: "interrupt", run: this.lastExecuteId };
+    this.iframe.contentWindow?.postMessage(request, "*");
   }
 
   /** Remove the frame, which ends its worker whatever it is doing. */
