@@ -108,24 +108,25 @@ def cold_start(browser: Browser, url: str, runs: int, same_context: bool) -> lis
     return samples
 
 
-# Warm a spare with numpy+pandas, wait (idle, as a user typing) until it has them, then time W4.
-W4_WARMED = """async (code) => {
-  await wasmbox.Sandbox.warmup({ packages: ["numpy", "pandas"] });
+# Warm a spare with `packages`, wait (idle, as a user typing) until the last one is imported, then
+# time `code` on it.
+WARMED = """async ([code, packages]) => {
+  await wasmbox.Sandbox.warmup({ packages });
   const sb = await wasmbox.Sandbox.create();
-  const hasPandas = async () =>
-    (await sb.execute("import sys\\n'pandas' in sys.modules")).value["text/plain"] === "True";
-  while (!(await hasPandas())) await new Promise((resolve) => setTimeout(resolve, 250));
+  const probe = `import sys\\n${JSON.stringify(packages[packages.length - 1])} in sys.modules`;
+  const loaded = async () => (await sb.execute(probe)).value["text/plain"] === "True";
+  while (!(await loaded())) await new Promise((resolve) => setTimeout(resolve, 250));
   const t = performance.now();
   await sb.execute(code);
   return performance.now() - t;
 }"""
 
 
-def w4_warmed(browser: Browser, url: str) -> list[float]:
+def warmed(browser: Browser, url: str, code: str, packages: list[str]) -> list[float]:
     samples = []
     for _ in range(RUNS):
         page = open_page(browser, url)  # a new page: a new spare
-        samples.append(float(page.evaluate(W4_WARMED, W4)))
+        samples.append(float(page.evaluate(WARMED, [code, packages])))
         page.context.close()
     return samples
 
@@ -165,11 +166,18 @@ def main() -> None:
         w3 = "import numpy as np; print(np.arange(1_000_000, dtype=np.int64).sum())"
         row("W3 first numpy import + sum (not preloaded)", summary(repeat(page, w3, "run")))
         row(
-            "W3 same, numpy preloaded at create",
+            "W3 same, numpy asked for at create (loads meanwhile)",
             summary(repeat(page, w3, "run", {"packages": ["numpy"]})),
         )
+        row(
+            "W3 same, spare preloaded numpy while idle",
+            summary(warmed(browser, url, w3, ["numpy"])),
+        )
         row("W4 pandas group/sum/top 5", summary(repeat(page, W4, "run")))
-        row("W4 same, spare preloaded numpy+pandas while idle", summary(w4_warmed(browser, url)))
+        row(
+            "W4 same, spare preloaded numpy+pandas while idle",
+            summary(warmed(browser, url, W4, ["numpy", "pandas"])),
+        )
         w56 = [page.evaluate(W5_W6) for _ in range(RUNS)]
         row(
             "W5 state: x = 41 then print(x + 1)",
