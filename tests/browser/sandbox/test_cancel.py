@@ -88,3 +88,28 @@ def test_abort_before_the_worker_starts_the_run_still_keeps_state(sdk: SdkPage) 
         if sdk.page.evaluate("wasmbox.isolated"):
             assert result["stateLost"] is False
             assert sdk.run(sandbox, "print(x)")["stdout"] == "7\n"
+
+
+SWALLOWS_ONE_INTERRUPT = """
+caught = 0
+while True:
+    try:
+        while True:
+            pass
+    except KeyboardInterrupt:
+        caught += 1
+        if caught == 2:
+            raise
+"""
+
+
+def test_the_interrupt_is_repeated_while_the_run_goes_on(sdk: SdkPage) -> None:
+    """Python's signal check can lose a write (it reads, then clears), so the frame repeats the
+    interrupt until the run ends. Code that swallows the first one meets the second."""
+    if not sdk.page.evaluate("wasmbox.isolated"):
+        pytest.skip("interrupts need cross-origin isolation")
+    sandbox = sdk.create()
+    result = run_and_abort(sdk, sandbox, SWALLOWS_ONE_INTERRUPT, 300)
+    assert result["outcome"] == "OUTCOME_CANCELLED"
+    assert result["stateLost"] is False
+    assert sdk.run(sandbox, "print(caught)")["stdout"] == "2\n"

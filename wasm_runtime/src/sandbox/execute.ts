@@ -36,7 +36,7 @@ export async function runCell(
   // errors. One that arrives before this point is kept by the line and stops the run here.
   if (interrupts && !interrupts.begin(request.id)) {
     interrupts.end();
-    return cancelledBeforeStart();
+    return interruptedBeforeStart();
   }
   if (interrupts) pyodide.setInterruptBuffer(interrupts.signal);
   const onStream = (name: StreamName, text: string) => post({ type: "stream", runId: request.runId, name, text });
@@ -46,7 +46,7 @@ export async function runCell(
   } catch (error) {
     // An interrupt in the kernel's own first lines, before the cell, escapes the kernel.
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;
-    return cancelledBeforeStart();
+    return interruptedBeforeStart();
   } finally {
     if (interrupts) {
       pyodide.setInterruptBuffer(undefined as unknown as Int32Array);
@@ -62,7 +62,7 @@ export async function runCell(
 }
 
 /** A run cancelled before its cell ran: the state is intact. */
-function cancelledBeforeStart(): KernelResult {
+function interruptedBeforeStart(): KernelResult {
   // No hash here (no crypto.subtle outside a secure context): the host fills it in.
   const cancelled = hostError("KeyboardInterrupt", "interrupted before the cell started");
   return hostResult("OUTCOME_CANCELLED", cancelled, { stdout: "", stderr: "", truncated: false }, "");

@@ -12,16 +12,30 @@ const SIGNAL = 0;
 const RUNNING = 1;
 const REQUESTED = 2;
 const SIGINT = 2; // what Pyodide's interrupt buffer expects in slot 0
+// Long enough for an interrupted run to answer; together about the host's grace period.
+const REPEAT_MS = 250;
+const REPEATS = 10;
 
 export function createInterruptBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
 }
 
-/** Frame side: interrupt run `run` now if it is running, or as soon as it starts. */
+/**
+ * Frame side: interrupt run `run` now if it is running, or as soon as it starts. Python's signal
+ * check reads the buffer and then clears it, two steps rather than one atomic exchange, so a
+ * write that lands between them is lost (a few runs in a hundred, in a tight loop). While the run
+ * goes on the request is therefore repeated; that also stops code that swallows KeyboardInterrupt.
+ */
 export function requestInterrupt(buffer: SharedArrayBuffer, run: number): void {
   const slots = new Int32Array(buffer);
   Atomics.store(slots, REQUESTED, run);
-  if (Atomics.load(slots, RUNNING) === run) Atomics.store(slots, SIGNAL, SIGINT);
+  let attempts = 0;
+  const deliver = (): void => {
+    if (Atomics.load(slots, REQUESTED) !== run) return; // a later run's request took over
+    if (Atomics.load(slots, RUNNING) === run) Atomics.store(slots, SIGNAL, SIGINT);
+    if (++attempts < REPEATS) setTimeout(deliver, REPEAT_MS);
+  };
+  deliver();
 }
 
 /** Worker side: one run's hold on the line, from the cell's start to its end. */
