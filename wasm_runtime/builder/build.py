@@ -86,13 +86,14 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
             installed[spec.file_name] = _install(store.get(spec.file_name, spec.sha256), out)
     downloaded += store.downloaded
 
-    with console.status("Start-up snapshot (Node)"):
-        snapshot = build_snapshot(options.node_modules / "pyodide", options.cache_dir / "snapshots")
-        installed[SNAPSHOT_FILE] = _install(snapshot, out)
-
     with console.status("Kernel wheel"):
         kernel = build_kernel_wheel(options.kernel_src, options.cache_dir / "kernel")
         installed[kernel.name] = _install(kernel, out)
+
+    with console.status("Start-up snapshot (Node)"):
+        pyodide_dir = options.node_modules / "pyodide"
+        snapshot = build_snapshot(pyodide_dir, kernel, options.cache_dir / "snapshots")
+        installed[SNAPSHOT_FILE] = _install(snapshot, out)
 
     added = [out / wheel.name for wheel in [*extra_wheels, kernel]]
     dist_lock = distribution_lock(lock, official, added, base=out)

@@ -20,17 +20,18 @@ WARMUP = Path(__file__).with_name("snapshot_warmup.py")
 SNAPSHOT_FILE = "snapshot.bin"
 
 
-def snapshot_key() -> str:
-    """Changes whenever the core files or the scripts that make the snapshot change."""
-    digest = hashlib.sha256(SCRIPT.read_bytes() + WARMUP.read_bytes())
+def snapshot_key(kernel_wheel: Path) -> str:
+    """Changes whenever the core files, the kernel or the scripts that make the snapshot change."""
+    digest = hashlib.sha256(SCRIPT.read_bytes() + WARMUP.read_bytes() + kernel_wheel.read_bytes())
+    digest.update(kernel_wheel.name.encode())  # the worker mounts it by name
     for name, sha256 in sorted(pins.CORE_FILES.items()):
         digest.update(f"{name}={sha256}\n".encode())
     return digest.hexdigest()[:16]
 
 
-def build_snapshot(pyodide_dir: Path, cache_dir: Path) -> Path:
-    """Return the snapshot for this core, making it with Node only when none is cached."""
-    cached = cache_dir / snapshot_key() / SNAPSHOT_FILE
+def build_snapshot(pyodide_dir: Path, kernel_wheel: Path, cache_dir: Path) -> Path:
+    """The snapshot for this core and kernel, made with Node only when none is cached."""
+    cached = cache_dir / snapshot_key(kernel_wheel) / SNAPSHOT_FILE
     if cached.is_file():
         return cached
     node = shutil.which("node")
@@ -41,7 +42,7 @@ def build_snapshot(pyodide_dir: Path, cache_dir: Path) -> Path:
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_name(SNAPSHOT_FILE + ".part")
     done = subprocess.run(  # noqa: S603 - fixed script, paths we made
-        [node, str(SCRIPT), str(pyodide_dir), str(partial)],
+        [node, str(SCRIPT), str(pyodide_dir), str(kernel_wheel), str(partial)],
         capture_output=True,
         text=True,
         check=False,

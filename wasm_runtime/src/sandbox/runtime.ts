@@ -23,6 +23,8 @@ const KERNEL_PACKAGE = "wasmbox-kernel";
 /**
  * Put the kernel on sys.path straight from its wheel (a pure-Python wheel is a zip that zipimport
  * reads). Installing it with loadPackage cost ~300 ms of installer bookkeeping on every boot.
+ * The start-up snapshot was made with the wheel at this same path and the kernel imported
+ * (builder/make_snapshot.mjs): the file is still needed for the kernel's lazy imports.
  */
 async function mountKernel(pyodide: PyodideInterface, manifest: Manifest, runtimeUrl: string): Promise<void> {
   const file = manifest.packages[KERNEL_PACKAGE]?.file;
@@ -31,7 +33,7 @@ async function mountKernel(pyodide: PyodideInterface, manifest: Manifest, runtim
   const path = `/lib/${file}`;
   pyodide.FS.writeFile(path, wheel);
   const sys = pyodide.pyimport("sys");
-  sys.path.insert(0, path);
+  if (sys.path.count(path) === 0) sys.path.insert(0, path);
   sys.destroy();
 }
 
