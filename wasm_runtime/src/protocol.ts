@@ -122,6 +122,9 @@ export type WorkerReply =
 // every visit, so the worker asks the host page, whose cache persists, for runtime files.
 export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
 
+/** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
+export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.zip", "pyodide.asm.wasm", "snapshot.bin"];
+
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 

@@ -2,7 +2,7 @@
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
 import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
 import { parseWorkerReply } from "../validate.js";
-import { runtimeFile } from "./runtime-files.js";
+import { prefetchBootFiles, runtimeFile } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
@@ -37,6 +37,7 @@ export class Engine {
 
   /** Start a frame and wait until its worker has booted Pyodide and the kernel package. */
   static start(frameUrl: string): Promise<Engine> {
+    prefetchBootFiles(); // read while the frame and its worker start
     const iframe = document.createElement("iframe");
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
     iframe.allow = "cross-origin-isolated";

@@ -1,8 +1,9 @@
 // Results the host makes itself, when the worker could not answer (killed, crashed, broken).
 import type { Audit, ErrorInfo, ExecutionResult, KernelResult, Outcome } from "../protocol.js";
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+export async function sha256Hex(data: string | ArrayBuffer): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 

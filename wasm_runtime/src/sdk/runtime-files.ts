@@ -1,7 +1,9 @@
-// The host page's side of runtime file delivery (see sandbox/runtime-fetch.ts): files are fetched
-// from the page's own origin, so its HTTP cache serves repeat visits, and each file is fetched
-// once per page however many sandboxes boot. Bytes are counted as they arrive, for progress bars.
-import { RUNTIME_FILE_NAME } from "../protocol.js";
+// The host page's side of runtime file delivery (see sandbox/runtime-fetch.ts): files come from
+// the page's own origin, so its caches serve repeat visits (the decoded-file store first, then
+// the HTTP cache), and each file is read once per page however many sandboxes boot. Bytes are
+// counted as they arrive, for progress bars.
+import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol.js";
+import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
 const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
 const MANIFEST = "manifest.json";
@@ -27,26 +29,46 @@ function count(loaded: number, total: number): void {
   for (const listener of listeners) listener({ ...totals });
 }
 
-/** Uncompressed sizes from the manifest, so progress has a total even for compressed responses. */
-async function expectedSize(name: string, response: Response): Promise<number> {
-  if (name !== MANIFEST) {
-    try {
-      const manifest = JSON.parse(new TextDecoder().decode(await fileBytes(MANIFEST))) as {
-        files?: Record<string, { size?: unknown }>;
-      };
-      const size = manifest.files?.[name]?.size;
-      if (typeof size === "number") return size;
-    } catch {
-      // no manifest: fall back to the header
-    }
-  }
-  return Number(response.headers.get("Content-Length")) || 0;
+interface ManifestEntry {
+  sha256: string;
+  size: number;
+}
+let manifest: Promise<Map<string, ManifestEntry>> | null = null;
+
+/** The manifest's files (name → hash and size); empty when it cannot be read. Once per page. */
+function manifestFiles(): Promise<Map<string, ManifestEntry>> {
+  manifest ??= fileBytes(MANIFEST).then(
+    (bytes) => {
+      const { files = {} } = JSON.parse(new TextDecoder().decode(bytes)) as { files?: Record<string, Partial<ManifestEntry>> };
+      const entries = new Map<string, ManifestEntry>();
+      for (const [name, { sha256, size }] of Object.entries(files)) {
+        if (typeof sha256 === "string" && typeof size === "number") entries.set(name, { sha256, size });
+      }
+      pruneStore(RUNTIME_URL, new Map(Array.from(entries, ([name, entry]) => [name, entry.sha256])));
+      return entries;
+    },
+    () => new Map(),
+  );
+  return manifest;
 }
 
 async function download(name: string): Promise<ArrayBuffer> {
+  const entry = name === MANIFEST ? undefined : (await manifestFiles()).get(name);
+  const stored = entry && (await storedFile(RUNTIME_URL, name, entry.sha256));
+  if (stored) {
+    count(stored.byteLength, stored.byteLength);
+    return stored;
+  }
+  const bytes = await fetchCounted(name, entry?.size);
+  if (entry) whenIdle(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
+  return bytes;
+}
+
+/** Fetch `name`, reporting progress against `expected` bytes (the uncompressed size, if known). */
+async function fetchCounted(name: string, expected?: number): Promise<ArrayBuffer> {
   const response = await fetch(RUNTIME_URL + name);
   if (!response.ok || !response.body) throw new Error(`${name}: ${response.status}`);
-  const expected = await expectedSize(name, response);
+  expected ??= Number(response.headers.get("Content-Length")) || 0;
   count(0, expected);
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -71,6 +93,18 @@ function fileBytes(name: string): Promise<ArrayBuffer> {
     files.set(name, bytes);
   }
   return bytes;
+}
+
+// Storing hashes and copies tens of MB: not while the first sandbox is still booting.
+const whenIdle = (task: () => void): void =>
+  void (typeof requestIdleCallback === "function" ? requestIdleCallback(task, { timeout: 10_000 }) : setTimeout(task, 1_000));
+
+/**
+ * Start reading the files every worker asks for at boot (from the store, the HTTP cache or the
+ * network), while the frame and its worker are still starting.
+ */
+export function prefetchBootFiles(): void {
+  for (const name of BOOT_FILES) fileBytes(name).catch(() => undefined);
 }
 
 /** A copy of the runtime file `name` (a copy, because the caller transfers it away). */
