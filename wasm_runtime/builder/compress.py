@@ -6,6 +6,7 @@ per request; the cache (keyed by sha256) makes rebuilds free.
 
 from __future__ import annotations
 
+import filecmp
 import gzip
 import shutil
 from pathlib import Path
@@ -38,7 +39,9 @@ def precompress(path: Path, sha256: str, cache_dir: Path) -> dict[str, int]:
             partial.write_bytes(compress_bytes(path.read_bytes(), suffix))
             partial.replace(cached)
         target = path.with_name(path.name + suffix)
-        if not target.is_file() or target.stat().st_size != cached.stat().st_size:
+        # By content: a changed file can compress to the same size (a lock file whose only change
+        # is one hash did, and the stale .br went on being served).
+        if not target.is_file() or not filecmp.cmp(cached, target, shallow=False):
             shutil.copyfile(cached, target)
         sizes[encoding] = target.stat().st_size
     return sizes
