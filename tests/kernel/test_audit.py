@@ -68,6 +68,13 @@ def test_newly_imported_top_level_modules(run, kernel):
     assert run(kernel, "import colorsys, json")["audit"]["importedModules"] == ["colorsys"]
 
 
+def test_a_submodule_import_reports_its_top_level_package(run, kernel):
+    for name in [name for name in sys.modules if name.partition(".")[0] == "wsgiref"]:
+        sys.modules.pop(name)
+    assert run(kernel, "import wsgiref.util")["audit"]["importedModules"] == ["wsgiref"]
+    assert run(kernel, "import wsgiref.headers")["audit"]["importedModules"] == []
+
+
 def test_each_run_collects_only_its_own_events(run, kernel):
     run(kernel, "open('x.txt', 'w').write('1')")
     assert run(kernel, "1")["audit"]["filesWritten"] == []

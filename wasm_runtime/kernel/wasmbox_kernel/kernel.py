@@ -249,8 +249,11 @@ def _cancelled_from_outside(exc: BaseException) -> bool:
 
 
 def _new_top_level_modules(before: set[str]) -> list[str]:
-    known = {name.partition(".")[0] for name in before}
-    return sorted({name.partition(".")[0] for name in list(sys.modules)} - known)
+    """Top-level names of the modules imported since `before`. Only the new names are split:
+    splitting all ~500 loaded names twice was half the kernel's time for a `1+1` run. A package
+    is in sys.modules whenever one of its submodules is, so `before` answers for its top level."""
+    added = sys.modules.keys() - before
+    return sorted({name.partition(".")[0] for name in added} - before)
 
 
 @contextlib.contextmanager
