@@ -127,3 +127,20 @@ def test_result_is_json_safe_with_exactly_the_contract_keys(run, kernel):
         "outcome", "stdout", "stderr", "truncated", "value", "displays", "files", "error",
         "audit", "policy",
     }  # fmt: skip
+
+
+def test_on_cell_brackets_only_the_cells_own_code(run, kernel):
+    """The worker arms its interrupt between on_cell(True) and on_cell(False): the cell runs
+    inside that window, the kernel's set-up and result building outside it."""
+    calls: list[bool] = []
+    kernel.namespace["calls"] = calls
+    result = run(kernel, "seen = list(calls)\n1 / 0", on_cell=calls.append)
+    assert calls == [True, False]
+    assert kernel.namespace["seen"] == [True]
+    assert result["outcome"] == "OUTCOME_FAILED"
+
+
+def test_on_cell_is_not_called_for_a_cell_that_never_runs(run, kernel):
+    calls: list[bool] = []
+    assert run(kernel, "1 +", on_cell=calls.append)["outcome"] == "OUTCOME_FAILED"
+    assert calls == []

@@ -11,7 +11,7 @@ import random
 import sys
 import tempfile
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, compile_cell, evaluate, parse_cell
@@ -38,6 +38,13 @@ from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
+
+CellCallback = Callable[[bool], None]
+"""`on_cell(running)`: the cell's code starts (True) or has ended (False)."""
+
+
+def _no_cell_callback(running: bool) -> None:
+    return None
 
 
 class Kernel:
@@ -67,9 +74,18 @@ class Kernel:
         return describe(self._options, self._policy)
 
     async def run(
-        self, code: str, *, run_id: str, on_stream: StreamCallback | None = None
+        self,
+        code: str,
+        *,
+        run_id: str,
+        on_stream: StreamCallback | None = None,
+        on_cell: CellCallback | None = None,
     ) -> ExecutionResult:
-        """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
+        """Run one cell. Never raises for anything the code does (only for outside cancellation).
+
+        `on_cell(True)` is called just before the cell's code runs and `on_cell(False)` just
+        after: the worker arms its interrupt only in between, so an interrupt cannot land in
+        other Python (a package loading in the background) before or after the cell."""
         self._runs += 1
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
@@ -86,10 +102,16 @@ class Kernel:
         except SyntaxError as exc:
             error = self._error(exc.with_traceback(None))  # the frames are the kernel's
             return _result("OUTCOME_FAILED", out, err, audit, error=error)
-        return await self._execute(cell, run_id, out, err, audit)
+        return await self._execute(cell, run_id, out, err, audit, on_cell or _no_cell_callback)
 
     async def _execute(
-        self, cell: CompiledCell, run_id: str, out: CappedWriter, err: CappedWriter, audit: Audit
+        self,
+        cell: CompiledCell,
+        run_id: str,
+        out: CappedWriter,
+        err: CappedWriter,
+        audit: Audit,
+        on_cell: CellCallback,
     ) -> ExecutionResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
@@ -98,11 +120,14 @@ class Kernel:
         failure: BaseException | None = None
         with self._running(run, out, err):
             try:
+                on_cell(True)
                 value = await self._evaluate(cell)
             except BaseException as exc:
                 if _cancelled_from_outside(exc):
                     raise
                 failure = exc
+            finally:
+                on_cell(False)
             try:
                 run.displays.extend(take_open_figures())
             except Exception as exc:

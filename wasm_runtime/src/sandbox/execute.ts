@@ -37,27 +37,30 @@ export async function runCell(
       // The import itself then fails inside the cell, with the kernel's message.
     }
   }
-  // Pyodide polls the interrupt buffer only while the cell runs: finding imports and loading
-  // packages run Python too, and an interrupt landing there was swallowed with the loader's
-  // errors. One that arrives before this point is kept by the line and stops the run here.
+  // Finding imports and loading packages run Python too: an interrupt landing there was
+  // swallowed with the loader's errors. One that arrives before this point is kept by the line
+  // and stops the run here.
   if (interrupts && !interrupts.begin(request.id)) {
     interrupts.end();
     return interruptedBeforeStart();
   }
-  if (interrupts) pyodide.setInterruptBuffer(interrupts.signal);
   const onStream = (name: StreamName, text: string) => post({ type: "stream", runId: request.runId, name, text });
+  // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
+  // package loading in the background runs Python too, and must never take the interrupt.
+  const onCell = (running: boolean) => {
+    if (interrupts) pyodide.setInterruptBuffer((running ? interrupts.signal : undefined) as Int32Array);
+  };
   let proxy: PyProxy;
   try {
-    proxy = (await kernel.run.callKwargs(request.code, { run_id: request.runId, on_stream: onStream })) as PyProxy;
+    const options = { run_id: request.runId, on_stream: onStream, on_cell: onCell };
+    proxy = (await kernel.run.callKwargs(request.code, options)) as PyProxy;
   } catch (error) {
-    // An interrupt in the kernel's own first lines, before the cell, escapes the kernel.
+    // An interrupt in the kernel's own lines around the cell escapes the kernel.
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;
     return interruptedBeforeStart();
   } finally {
-    if (interrupts) {
-      pyodide.setInterruptBuffer(undefined as unknown as Int32Array);
-      interrupts.end();
-    }
+    onCell(false);
+    interrupts?.end();
   }
   const result = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as KernelResult;
   proxy.destroy();
