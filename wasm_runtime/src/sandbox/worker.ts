@@ -33,6 +33,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   let queue = Promise.resolve();
+  let preloading = Promise.resolve();
 
   const handle = async (request: WorkerRequest): Promise<void> => {
     const { id } = request;
@@ -40,14 +41,17 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       switch (request.type) {
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
-          // Runs interleave with it at await points; Pyodide serialises the package loads.
-          preloadPackages(runtime, request.packages).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
+          preloading = preloadPackages(runtime, request.packages).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
           return post({ type: "done", id });
         case "configure":
           kernel = await initKernel(runtime, request.config);
           return post({ type: "done", id });
         case "execute": {
           if (!kernel) throw new Error("the sandbox is not configured");
+          // A cell waits for a preload still under way: its last steps import the packages,
+          // seconds of Python that would otherwise stall the cell halfway, and the cell most
+          // likely wants those packages anyway.
+          await preloading;
           const result = await runCell(runtime, kernel, request, interrupts, post);
           return post({ type: "result", id, runId: request.runId, result });
         }
