@@ -1,0 +1,44 @@
+"""The next warm spare boots when the page is idle: a spare's boot takes a core for about a
+second, and started the moment a sandbox claimed the last one it slowed that sandbox's first run."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from tests.browser.sandbox.conftest import SDK_PAGE
+
+pytestmark = pytest.mark.browser
+
+# Frames on the page at `sampleMs` into a run of `seconds` of busy Python, and 600 ms after it.
+FRAMES_DURING_A_RUN = """async ([seconds, sampleMs]) => {
+  const frames = () => document.querySelectorAll("iframe").length;
+  const sb = await wasmbox.Sandbox.create();
+  let during = null;
+  setTimeout(() => (during = frames()), sampleMs);
+  await sb.execute(`import time\\nend = time.time() + ${seconds}\\nwhile time.time() < end: pass`);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  return { during, after: frames() };
+}"""
+
+
+def open_page(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server}{SDK_PAGE}")
+    page.wait_for_function("window.sdkReady === true")
+    return context, page
+
+
+def test_the_next_spare_waits_for_the_run_to_end(browser: Browser, isolated_server: str) -> None:
+    context, page = open_page(browser, isolated_server)
+    frames = page.evaluate(FRAMES_DURING_A_RUN, [0.8, 400])
+    assert frames == {"during": 1, "after": 2}  # the sandbox's own frame, then the new spare's
+    context.close()
+
+
+def test_a_long_run_does_not_keep_the_spare_away(browser: Browser, isolated_server: str) -> None:
+    context, page = open_page(browser, isolated_server)
+    frames = page.evaluate(FRAMES_DURING_A_RUN, [3, 2_200])
+    assert frames == {"during": 2, "after": 2}  # started at the latest 1.5 s after the claim
+    context.close()
