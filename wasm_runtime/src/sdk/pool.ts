@@ -15,7 +15,7 @@ const REFILL_MAX_DELAY_MS = 1_500;
 let anyBusy: () => boolean = () => false;
 
 /** How the pool asks whether a sandbox is starting or running code (set by the registry). */
-export function whileBusy(check: () => boolean): void {
+export function setBusyCheck(check: () => boolean): void {
   anyBusy = check;
 }
 

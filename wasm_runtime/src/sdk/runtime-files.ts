@@ -47,7 +47,10 @@ function manifestFiles(): Promise<Map<string, ManifestEntry>> {
       pruneStore(RUNTIME_URL, new Map(Array.from(entries, ([name, entry]) => [name, entry.sha256])));
       return entries;
     },
-    () => new Map(),
+    () => {
+      manifest = null; // like a file, a failed manifest is not remembered
+      return new Map<string, ManifestEntry>();
+    },
   );
   return manifest;
 }

@@ -13,7 +13,7 @@ import {
   type Settings,
   type StartProgress,
 } from "./options.js";
-import { claimEngine, dropSpare, warmSpare, whileBusy } from "./pool.js";
+import { claimEngine, dropSpare, warmSpare, setBusyCheck } from "./pool.js";
 import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
@@ -21,7 +21,7 @@ import { watchRun } from "./watchdog.js";
 const FRAME_URL = new URL("../sandbox/frame.html", import.meta.url).href;
 const registry = new Map<string, Sandbox>();
 // Starting (configuring a claimed engine, or booting one) is work too.
-whileBusy(() => [...registry.values()].some(({ state }) => state === "busy" || state === "starting"));
+setBusyCheck(() => [...registry.values()].some(({ state }) => state === "busy" || state === "starting"));
 
 export class Sandbox {
   readonly id = crypto.randomUUID();
