@@ -1,16 +1,18 @@
-"""What lives as long as the app: one shared HTTP client to the LLM, and the rate-limit state."""
+"""What lives as long as the app: one connection pool to the LLM, and the rate-limit state."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
 
-from backend.proxy.pool import ShardedTransport
 from backend.proxy.ratelimit import RequestBudget, StreamSlots, open_storage
+from backend.proxy.transport import AiohttpTransport
+from backend.proxy.upstream import Upstream
 from backend.settings import Settings, get_settings
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[dict[str, Any]]]
@@ -22,17 +24,20 @@ def settings_of(app: FastAPI) -> Settings:
     return provider()
 
 
-def upstream_client(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None
-) -> httpx.AsyncClient:
-    timeout = httpx.Timeout(
-        settings.upstream_read_timeout_s, connect=settings.upstream_connect_timeout_s
-    )
+@dataclass(frozen=True)
+class ProxyState:
+    """What every proxied request shares: the LLM connections, the budgets, the stream slots."""
+
+    upstream: Upstream
+    budget: RequestBudget
+    slots: StreamSlots
+
+
+def open_upstream(settings: Settings, transport: httpx.AsyncBaseTransport | None) -> Upstream:
     # One connection per live stream, so the pool must not queue streams behind each other.
-    # trust_env=False: no proxy variables or .netrc may reroute or re-authenticate the key's calls.
     if transport is None:
-        transport = ShardedTransport(settings.max_streams_total + 64, trust_env=False)
-    return httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
+        transport = AiohttpTransport(settings.max_streams_total + 64)
+    return Upstream(settings, transport)
 
 
 def lifespan_for(transport: httpx.AsyncBaseTransport | None) -> Lifespan:
@@ -44,11 +49,12 @@ def lifespan_for(transport: httpx.AsyncBaseTransport | None) -> Lifespan:
         storage = open_storage(settings.rate_limit_storage)
         if not await storage.check():
             raise RuntimeError("the rate-limit storage cannot be reached")
-        async with upstream_client(settings, transport) as client:
-            yield {
-                "upstream": client,
-                "budget": RequestBudget(storage, settings.rate_limit),
-                "slots": StreamSlots(settings.max_streams_per_client, settings.max_streams_total),
-            }
+        upstream = open_upstream(settings, transport)
+        try:
+            slots = StreamSlots(settings.max_streams_per_client, settings.max_streams_total)
+            budget = RequestBudget(storage, settings.rate_limit)
+            yield {"proxy": ProxyState(upstream, budget, slots)}
+        finally:
+            await upstream.aclose()
 
     return lifespan

@@ -5,8 +5,10 @@ next write fails; while a model is thinking nothing is written, and the upstream
 on. Here the disconnect is awaited alongside the stream, and `on_close` (close the upstream
 response, free the stream slot) runs however the response ends, even if it never started.
 
-Reading the upstream and writing to the browser are two tasks joined by a Coalescer, so a
-writer that falls behind sends what has piled up in one write rather than one per chunk.
+Each chunk is written as soon as it is read, in one task: a hand-over to a second task cost more
+than the write itself. A writer that falls behind still sends what piled up in one write, because
+each read takes everything the upstream connection has buffered (see proxy/transport.py), and a
+browser that stops reading holds the upstream back through the server's flow control.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import anyio
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
-
-from backend.proxy.coalesce import Coalescer
 
 SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
@@ -36,29 +36,20 @@ class RelayResponse(StreamingResponse):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             async with anyio.create_task_group() as group:
-                buffer = Coalescer()
-                group.start_soon(self.read, buffer)
                 group.start_soon(self.watch_disconnect, receive, group.cancel_scope)
                 # OSError: the client went away mid-write; on_close does the rest.
                 with contextlib.suppress(OSError):
-                    await self.write(buffer, send)
+                    await self.relay(send)
                 group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await self.on_close()
 
-    async def read(self, buffer: Coalescer) -> None:
-        try:
-            async for chunk in self.chunks:
-                await buffer.put(chunk)
-        finally:
-            buffer.end()
-
-    async def write(self, buffer: Coalescer, send: Send) -> None:
+    async def relay(self, send: Send) -> None:
         start = {"type": "http.response.start", "status": self.status_code}
         await send({**start, "headers": self.raw_headers})
-        while (data := await buffer.take()) is not None:
-            await send({"type": "http.response.body", "body": data, "more_body": True})
+        async for chunk in self.chunks:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     @staticmethod

@@ -53,52 +53,80 @@ def transport_error(exc: httpx.HTTPError) -> UpstreamError:
     return UpstreamError("the connection to the LLM server failed")
 
 
-def build_request(
-    client: httpx.AsyncClient, settings: Settings, body: dict[str, Any]
-) -> httpx.Request:
-    headers = {"Accept": "text/event-stream" if body.get("stream") else "application/json"}
-    if settings.openai_api_key is not None:
-        headers["Authorization"] = f"Bearer {settings.openai_api_key.get_secret_value()}"
-    return client.build_request(
-        "POST", f"{settings.upstream_base_url}/chat/completions", json=body, headers=headers
-    )
+class Upstream:
+    """The configured LLM server: its URL, headers and timeouts worked out once, and the transport
+    (connection pool) every request shares.
+
+    Requests go to the transport itself, not through an `httpx.AsyncClient`: a proxy holding the
+    server's key must keep no cookies and follow no redirects, and skipping that layer also
+    saves a fifth of the cost of starting a stream.
+    """
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport) -> None:
+        self.transport = transport
+        self.url = httpx.URL(f"{settings.upstream_base_url}/chat/completions")
+        self.headers = {"Content-Type": "application/json"}
+        if settings.openai_api_key is not None:
+            self.headers["Authorization"] = f"Bearer {settings.openai_api_key.get_secret_value()}"
+        self.timeout = httpx.Timeout(
+            settings.upstream_read_timeout_s, connect=settings.upstream_connect_timeout_s
+        ).as_dict()
+        self.retries = settings.upstream_connect_retries
+
+    def request(self, body: dict[str, Any]) -> httpx.Request:
+        accept = "text/event-stream" if body.get("stream") else "application/json"
+        return httpx.Request(
+            "POST",
+            self.url,
+            headers={**self.headers, "Accept": accept},
+            content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
+            extensions={"timeout": self.timeout},
+        )
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
+        """The response, its body not yet read; connection failures retried, nothing else."""
+        for attempt in range(self.retries + 1):
+            try:
+                return await self.transport.handle_async_request(request)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                log.warning(
+                    "upstream connect failed (%s), attempt %d", type(exc).__name__, attempt + 1
+                )
+                if attempt < self.retries:
+                    await anyio.sleep(RETRY_BACKOFF_S * (attempt + 1))
+            except httpx.HTTPError as exc:
+                raise transport_error(exc) from None
+        raise UpstreamUnreachable("could not connect to the LLM server")
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
 
 
-async def send(
-    client: httpx.AsyncClient, request: httpx.Request, *, stream: bool, retries: int
-) -> httpx.Response:
-    for attempt in range(retries + 1):
+async def complete(upstream: Upstream, body: dict[str, Any]) -> bytes:
+    """A non-streaming completion: the upstream JSON, checked to be JSON, as bytes."""
+    response = await upstream.send(upstream.request(body))
+    try:
+        if response.status_code >= 400:
+            raise status_error(response.status_code)
         try:
-            return await client.send(request, stream=stream)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            log.warning("upstream connect failed (%s), attempt %d", type(exc).__name__, attempt + 1)
-            if attempt < retries:
-                await anyio.sleep(RETRY_BACKOFF_S * (attempt + 1))
+            content = await response.aread()
         except httpx.HTTPError as exc:
             raise transport_error(exc) from None
-    raise UpstreamUnreachable("could not connect to the LLM server")
-
-
-async def complete(client: httpx.AsyncClient, settings: Settings, body: dict[str, Any]) -> bytes:
-    """A non-streaming completion: the upstream JSON, checked to be JSON, as bytes."""
-    request = build_request(client, settings, body)
-    response = await send(client, request, stream=False, retries=settings.upstream_connect_retries)
-    if response.status_code >= 400:
-        raise status_error(response.status_code)
+    finally:
+        await response.aclose()
     try:
-        json.loads(response.content)
+        json.loads(content)
     except ValueError:
         raise UpstreamMalformed("the LLM server's answer is not JSON") from None
-    return response.content
+    return content
 
 
 @asynccontextmanager
 async def open_stream(
-    client: httpx.AsyncClient, settings: Settings, body: dict[str, Any]
+    upstream: Upstream, body: dict[str, Any]
 ) -> AsyncIterator[AsyncIterator[bytes]]:
     """An upstream SSE stream whose first chunk has arrived, so early failures get a status code."""
-    request = build_request(client, settings, body)
-    response = await send(client, request, stream=True, retries=settings.upstream_connect_retries)
+    response = await upstream.send(upstream.request(body))
     try:
         if response.status_code >= 400:
             raise status_error(response.status_code)

@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import ValidationError
 
-from backend.deps import BudgetDep, SettingsDep, SlotsDep, UpstreamDep
+from backend.deps import ProxyDep, SettingsDep
 from backend.guards import client_key, read_body, refuse_cross_site, require_access
 from backend.proxy.errors import BodyTooLarge, InvalidBody, ModelNotAllowed, NotConfigured
 from backend.proxy.schema import ChatRequest
@@ -50,27 +50,25 @@ def parse_chat(raw: bytes, settings: Settings) -> ChatRequest:
 async def chat_completions(
     request: Request,
     settings: SettingsDep,
-    upstream: UpstreamDep,
-    budget: BudgetDep,
-    slots: SlotsDep,
+    proxy: ProxyDep,
 ) -> Response:
     if not settings.llm_configured:
         raise NotConfigured(HOW_TO_CONFIGURE)
     client = client_key(request)
-    await budget.spend(client)
+    await proxy.budget.spend(client)
     body = parse_chat(await read_body(request, settings.max_body_bytes), settings)
     forwarded = body.upstream_body(settings.max_tokens)
     # Never the messages themselves: prompts and generated code stay out of the logs.
     log.info("chat model=%s stream=%s messages=%d", body.model, body.stream, len(body.messages))
     if not body.stream:
-        answer = await complete(upstream, settings, forwarded)
+        answer = await complete(proxy.upstream, forwarded)
         return Response(answer, media_type="application/json")
 
-    slots.acquire(client)
+    proxy.slots.acquire(client)
     cleanup = AsyncExitStack()
-    cleanup.callback(slots.release, client)
+    cleanup.callback(proxy.slots.release, client)
     try:
-        chunks = await cleanup.enter_async_context(open_stream(upstream, settings, forwarded))
+        chunks = await cleanup.enter_async_context(open_stream(proxy.upstream, forwarded))
     except BaseException:
         await cleanup.aclose()
         raise

@@ -62,6 +62,7 @@ class Reply:
     chunk_delay_s: float = 0.0
     break_after: int | None = None  # drop the connection after this many chunks
     stamp: bool = False  # replace STAMP in each chunk with time.monotonic_ns() as it is sent
+    headers: dict[str, str] = field(default_factory=dict)  # more response headers
 
 
 def sse(payload: Any) -> bytes:
@@ -219,6 +220,7 @@ class FakeOpenAI:
     async def respond(self, reply: Reply, send: Callable[[dict[str, Any]], Any]) -> None:
         await anyio.sleep(reply.delay_s)
         headers = [(b"content-type", reply.content_type.encode())]
+        headers += [(name.encode(), value.encode()) for name, value in reply.headers.items()]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         for index, piece in enumerate(reply.chunks or []):
             if reply.break_after is not None and index >= reply.break_after:

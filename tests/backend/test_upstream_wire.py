@@ -1,0 +1,106 @@
+"""The connection to the LLM server as it really fails: real sockets, the production transport.
+
+The retry rule is the point: a request is sent again only when no connection was made, never
+when the server may already hold the prompt. And a proxy holding the server's key keeps no
+cookies and follows no redirects.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from tests.backend.conftest import CHAT, MakeClient, chat_body
+from tests.backend.redis_server import free_port
+from tests.support.fake_openai import FakeOpenAI, Reply, completion_reply
+
+
+class HangUpServer:
+    """Accepts connections, reads a request's first bytes, then closes without a word."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.requests = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return  # closed by stop()
+            with connection:
+                if connection.recv(65536).startswith(b"POST "):
+                    self.requests += 1
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def hang_up_server() -> Iterator[HangUpServer]:
+    server = HangUpServer()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("stream", [pytest.param(False, id="json"), pytest.param(True, id="sse")])
+def test_a_server_that_took_the_request_and_hung_up_is_not_asked_again(
+    make_client: MakeClient, hang_up_server: HangUpServer, stream: bool
+) -> None:
+    client = make_client(openai_base_url=hang_up_server.base_url, upstream_connect_retries=2)
+    response = client.post(CHAT, json=chat_body(stream=stream))
+    assert response.status_code == 502
+    assert response.json()["error"]["type"] == "upstream_malformed"
+    assert hang_up_server.requests == 1  # the prompt reached it once, and only once
+
+
+def test_a_refused_connection_is_retried_then_reported(make_client: MakeClient) -> None:
+    closed = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    client = make_client(openai_base_url=closed, upstream_connect_retries=1)
+    response = client.post(CHAT, json=chat_body())
+    assert response.status_code == 502
+    assert response.json()["error"]["type"] == "upstream_unreachable"
+
+
+def test_cookies_from_the_llm_server_are_not_kept_for_the_next_user(
+    make_client: MakeClient, fake_upstream: FakeOpenAI
+) -> None:
+    with_cookie = completion_reply()
+    with_cookie.headers = {"set-cookie": "session=alice-secret; Path=/"}
+    fake_upstream.script(with_cookie, completion_reply())
+    # By name: cookie jars ignore cookies from bare IP addresses anyway.
+    client = make_client(openai_base_url=fake_upstream.base_url.replace("127.0.0.1", "localhost"))
+    assert client.post(CHAT, json=chat_body()).status_code == 200
+    assert client.post(CHAT, json=chat_body()).status_code == 200
+    assert "cookie" not in fake_upstream.received[1].headers
+
+
+@pytest.mark.parametrize("stream", [pytest.param(False, id="json"), pytest.param(True, id="sse")])
+def test_a_redirect_from_the_llm_server_is_not_followed(
+    make_client: MakeClient, fake_upstream: FakeOpenAI, stream: bool
+) -> None:
+    with FakeOpenAI() as elsewhere:
+        target = f"{elsewhere.base_url}/chat/completions"
+        fake_upstream.script(Reply(status=307, headers={"location": target}))
+        response = make_client().post(CHAT, json=chat_body(stream=stream))
+        assert response.status_code == 502
+        assert elsewhere.received == []  # the key and the prompt went nowhere else
+
+
+def test_the_upstream_gets_the_body_as_json_with_the_length_it_says(
+    make_client: MakeClient, fake_upstream: FakeOpenAI
+) -> None:
+    make_client().post(CHAT, json=chat_body(messages=[{"role": "user", "content": "héllo ✓"}]))
+    received = fake_upstream.received[0]
+    assert received.headers["content-type"] == "application/json"
+    assert int(received.headers["content-length"]) == len(received.body)
+    assert received.json["messages"][0]["content"] == "héllo ✓"
