@@ -84,6 +84,16 @@ COMPUTATIONS = [
         id="extras-import",
     ),
     pytest.param("import wasmbox_kernel; wasmbox_kernel.__name__", "wasmbox_kernel", id="kernel"),
+    pytest.param(
+        # The build's bytecode (hash-based, unchecked), not a .pyc written at import (timestamped).
+        "import pandas, tabulate\nfrom importlib.util import cache_from_source\n"
+        "def flags(module):\n"
+        "    header = open(cache_from_source(module.__file__), 'rb').read(8)\n"
+        "    return int.from_bytes(header[4:], 'little')\n"
+        "[flags(pandas), flags(tabulate)]",
+        [0b01, 0b01],
+        id="bytecode-from-the-build",
+    ),
 ]
 
 

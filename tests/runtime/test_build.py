@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,9 @@ from wasm_runtime.builder import BuildOptions, build_runtime
 from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.pins import PYODIDE_VERSION
 from wasm_runtime.paths import REPO_ROOT
+
+# importlib.util.MAGIC_NUMBER of CPython 3.12, the Python inside Pyodide 0.27.7.
+PYTHON_3_12_MAGIC = (3531).to_bytes(2, "little") + b"\r\n"
 
 
 def build(cache: Path, out: Path):
@@ -111,3 +115,13 @@ def test_build_output_is_ignored_by_git() -> None:
         check=True,
     )
     assert status.stdout == ""
+
+
+def test_wheels_carry_bytecode_for_pyodides_python(cache_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    build(cache_copy, out)
+    with zipfile.ZipFile(next(out.glob("numpy-*.whl"))) as wheel:
+        assert "numpy/__init__.py" in wheel.namelist()  # sources kept, for tracebacks
+        pyc = wheel.read("numpy/__pycache__/__init__.cpython-312.pyc")
+    assert pyc[:4] == PYTHON_3_12_MAGIC
+    assert int.from_bytes(pyc[4:8], "little") == 0b01  # unchecked hash-based

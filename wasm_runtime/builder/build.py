@@ -13,6 +13,7 @@ from pyodide_lock import PyodideLockSpec
 from rich.console import Console
 
 from wasm_runtime.builder import pins
+from wasm_runtime.builder.bytecode import with_bytecode
 from wasm_runtime.builder.compress import ENCODINGS, precompress
 from wasm_runtime.builder.errors import BuildError, HashMismatchError
 from wasm_runtime.builder.extras import fetch_extras, read_pins
@@ -71,8 +72,6 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     with console.status("Pure-Python extras from PyPI"):
         extra_pins = read_pins(options.extras_text)
         extra_wheels, downloaded = fetch_extras(options.cache_dir / "extras", extra_pins)
-        for wheel in extra_wheels:
-            installed[wheel.name] = _install(wheel, out)
 
     wanted = [*pins.DEFAULT_PACKAGES, *options.packages]
     official = official_packages(lock, wanted, replaced={pin.name for pin in extra_pins})
@@ -82,16 +81,27 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         options.refresh,
     )
     with console.status(f"{len(official)} official Pyodide packages"):
-        for spec in official.values():
-            installed[spec.file_name] = _install(store.get(spec.file_name, spec.sha256), out)
+        sources = {name: store.get(spec.file_name, spec.sha256) for name, spec in official.items()}
     downloaded += store.downloaded
+
+    with console.status("Compiling the wheels' bytecode (Node)"):
+        wheels = [path for path in [*sources.values(), *extra_wheels] if path.suffix == ".whl"]
+        pyodide_dir = options.node_modules / "pyodide"
+        compiled = with_bytecode(wheels, pyodide_dir, options.cache_dir / "bytecode")
+        extra_wheels = [compiled.get(wheel, wheel) for wheel in extra_wheels]
+        for wheel in extra_wheels:
+            installed[wheel.name] = _install(wheel, out)
+        for name, source in sources.items():
+            digest = _install(compiled.get(source, source), out)
+            installed[source.name] = digest
+            # The lock names what is shipped: the compiled wheel, with its own hash.
+            official[name] = official[name].model_copy(update={"sha256": digest})
 
     with console.status("Kernel wheel"):
         kernel = build_kernel_wheel(options.kernel_src, options.cache_dir / "kernel")
         installed[kernel.name] = _install(kernel, out)
 
     with console.status("Start-up snapshot (Node)"):
-        pyodide_dir = options.node_modules / "pyodide"
         snapshot = build_snapshot(pyodide_dir, kernel, options.cache_dir / "snapshots")
         installed[SNAPSHOT_FILE] = _install(snapshot, out)
 
