@@ -125,3 +125,16 @@ def test_wheels_carry_bytecode_for_pyodides_python(cache_copy: Path, tmp_path: P
         pyc = wheel.read("numpy/__pycache__/__init__.cpython-312.pyc")
     assert pyc[:4] == PYTHON_3_12_MAGIC
     assert int.from_bytes(pyc[4:8], "little") == 0b01  # unchecked hash-based
+
+
+def test_a_compressed_sibling_this_build_did_not_make_is_removed(
+    cache_copy: Path, tmp_path: Path
+) -> None:
+    """Wheels are not pre-compressed; a .br left by another build would be served instead."""
+    out = tmp_path / "out"
+    build(cache_copy, out)
+    leftover = out / "six-1.16.0-py2.py3-none-any.whl.br"
+    leftover.write_bytes(b"an earlier build's idea of this wheel")
+    build(cache_copy, out)
+    assert not leftover.exists()
+    assert (out / "pyodide.asm.wasm.br").is_file()

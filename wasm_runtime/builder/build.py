@@ -170,7 +170,15 @@ def _describe(out: Path, installed: dict[str, str], cache: Path) -> dict[str, di
 
 
 def _remove_stale(out: Path, files: dict[str, dict[str, Any]]) -> None:
-    keep = {MANIFEST} | set(files) | {name + suffix for name in files for suffix in ENCODINGS}
+    # A compressed sibling stays only if this build made it: the server prefers a .br when there
+    # is one, so a leftover of an earlier build would be served in place of the file itself.
+    made = {
+        name + suffix
+        for name, entry in files.items()
+        for suffix, encoding in ENCODINGS.items()
+        if encoding in entry.get("encodings", {})
+    }
+    keep = {MANIFEST} | set(files) | made
     for path in out.iterdir():
         if path.is_file() and path.name not in keep:
             path.unlink()
