@@ -48,6 +48,17 @@ def test_last_expression_is_the_value(sdk: SdkPage, sandbox: str) -> None:
     assert value["application/json"] == '{"a": [1, 2]}'
 
 
+def test_pandas_finds_utc_without_reading_every_bundled_zone(sdk: SdkPage, sandbox: str) -> None:
+    code = (
+        "import pandas as pd\nfrom dateutil.tz import gettz\n"
+        "(str(pd.Timestamp('2024-07-01 12:00', tz='UTC')), repr(gettz('UTC')))"
+    )
+    result = sdk.run(sandbox, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    stamp, zone = "'2024-07-01 12:00:00+00:00'", "tzfile('/usr/share/zoneinfo/UTC')"
+    assert result["value"]["text/plain"] == f'({stamp}, "{zone}")'
+
+
 def test_display_and_matplotlib_png(sdk: SdkPage, sandbox: str) -> None:
     code = "import matplotlib.pyplot as plt\ndisplay('hello')\nplt.plot([1, 2, 3])\n"
     result = sdk.run(sandbox, code)

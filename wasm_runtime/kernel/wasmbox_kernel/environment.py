@@ -52,6 +52,8 @@ def notes(options: KernelOptions) -> list[str]:
         f"The filesystem is in memory; files written under {options.cwd} persist only within "
         "this sandbox and are listed in the result's files.",
         "input() is not available (there is no stdin): it raises EOFError.",
+        "Time zones: there is no system database, so zoneinfo.ZoneInfo knows only 'UTC'; "
+        "pandas (tz='Europe/Paris'), pytz and dateutil.tz carry their own zone data.",
         "time.sleep() blocks the whole sandbox and counts against the time limit; "
         "top-level `await asyncio.sleep(...)` works.",
         f"Recursion is limited to {options.recursion_limit} nested calls "

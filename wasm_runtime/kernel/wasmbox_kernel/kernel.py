@@ -35,6 +35,7 @@ from .result import (
     PolicyInfo,
 )
 from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
+from .timezones import ensure_utc_zone
 from .tracebacks import format_exception
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
@@ -62,6 +63,7 @@ class Kernel:
         # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
         # would draw the same numbers. Reseed from the platform's entropy.
         random.seed()
+        ensure_utc_zone()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
 
