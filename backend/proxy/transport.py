@@ -1,10 +1,10 @@
 """httpx's transport interface over aiohttp's client, for the connections to the LLM server.
 
 httpx stays the proxy's vocabulary (requests, responses, errors, and `httpx.MockTransport` in the
-tests); only the wire is aiohttp's. Its C HTTP parser and plain asyncio streams relay a chunk for
-about a third of the CPU that httpcore's pure-Python h11 and anyio layers took, and its pool does
-not revisit every connection on each request: at 500 concurrent streams the proxy's CPU fell from
-6.9 s to 3.7 s (tests/bench/proxy_load.py).
+tests); only the wire is aiohttp's. Its C HTTP parser and plain asyncio streams cost far less per
+chunk than httpcore's pure-Python h11 and anyio layers, and its pool does not revisit every
+connection on each request: at 500 concurrent streams the proxy's CPU fell from 6.9 s to about
+3.5 s (tests/bench/proxy_load.py, with the one-task relay of streaming.py).
 
 The errors are mapped here rather than by a generic adapter because the proxy's retry rule
 depends on them: `ConnectError`/`ConnectTimeout` mean nothing reached the server and may be
