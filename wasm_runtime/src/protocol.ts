@@ -109,6 +109,8 @@ export type WorkerRequest =
 export type WorkerReply =
   | { type: "booted"; isolated: boolean; bootMs: number }
   | { type: "stream"; runId: string; name: StreamName; text: string }
+  // The run's packages are in and its cell begins: from here an interrupt can stop it.
+  | { type: "cell-started"; runId: string }
   | { type: "result"; id: number; runId: string; result: KernelResult }
   | { type: "done"; id: number }
   | { type: "file"; id: number; data: Uint8Array }

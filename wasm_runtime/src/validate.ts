@@ -147,6 +147,10 @@ export function parseWorkerReply(v: unknown): WorkerReply | null {
       const name = v.name === "stdout" || v.name === "stderr" ? v.name : null;
       return runId !== null && text !== null && name ? { type: "stream", runId, name, text } : null;
     }
+    case "cell-started": {
+      const runId = shortStr(v.runId);
+      return runId !== null ? { type: "cell-started", runId } : null;
+    }
     case "result": {
       const runId = shortStr(v.runId);
       const result = parseKernelResult(v.result);

@@ -27,6 +27,18 @@ def test_python_loop_hits_the_deadline_then_recovers(sdk: SdkPage) -> None:
     assert after["stateLost"] is False
 
 
+def test_deadline_while_packages_load_waits_for_them_and_keeps_state(sdk: SdkPage) -> None:
+    """The deadline passes while sympy is still unpacking: no code of the caller's has run, so
+    the watchdog lets the load finish (the cell is then skipped) instead of restarting."""
+    sandbox = sdk.create()
+    sdk.run(sandbox, "x = 7")
+    result = sdk.run(sandbox, "import sympy\nwhile True: pass", timeoutMs=200)
+    assert result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED"
+    assert result["stateLost"] is not isolated(sdk)
+    if isolated(sdk):
+        assert sdk.run(sandbox, "print(x, 'sympy' in globals())")["stdout"] == "7 False\n"
+
+
 def test_deadline_result_keeps_streamed_output(sdk: SdkPage) -> None:
     sandbox = sdk.create()
     code = "print('started', flush=True)\nimport time\ntime.sleep(0.3)\nsum(range(10**11))"

@@ -44,6 +44,7 @@ export async function runCell(
     interrupts.end();
     return interruptedBeforeStart();
   }
+  post({ type: "cell-started", runId: request.runId });
   const onStream = (name: StreamName, text: string) => post({ type: "stream", runId: request.runId, name, text });
   // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
   // package loading in the background runs Python too, and must never take the interrupt.

@@ -20,6 +20,7 @@ type StreamSink = (name: StreamName, text: string) => void;
 export class Engine {
   private readonly pending = new Map<number, (reply: WorkerReply | EngineDied) => void>();
   private readonly streams = new Map<string, StreamSink>();
+  private readonly cellStarts = new Map<string, () => void>();
   private nextId = 1;
   private lastExecuteId = 0;
   private death: EngineDied | null = null;
@@ -92,6 +93,8 @@ export class Engine {
       this.bootWaiter = null;
     } else if (reply.type === "stream") {
       this.streams.get(reply.runId)?.(reply.name, reply.text);
+    } else if (reply.type === "cell-started") {
+      this.cellStarts.get(reply.runId)?.();
     } else if (reply.type === "fatal") {
       this.die(reply.error);
     } else {
@@ -123,6 +126,12 @@ export class Engine {
   stream(runId: string, sink: StreamSink): () => void {
     this.streams.set(runId, sink);
     return () => this.streams.delete(runId);
+  }
+
+  /** Call `listener` when run `runId` has its packages and starts its cell, until unsubscribed. */
+  onCellStart(runId: string, listener: () => void): () => void {
+    this.cellStarts.set(runId, listener);
+    return () => this.cellStarts.delete(runId);
   }
 
   /** Ask the frame to interrupt the latest run: KeyboardInterrupt in Python (only when isolated). */

@@ -1,11 +1,17 @@
 // One execution under the watchdog: the run races its deadline and the caller's abort signal;
 // when isolated, the interrupt buffer gets a grace period (state kept), then the frame is removed
 // (state lost). A deadline ends as OUTCOME_DEADLINE_EXCEEDED, an abort as OUTCOME_CANCELLED.
+// The grace starts when the cell does: while the run's packages load, no code of the caller's
+// runs and an interrupt cannot land; once they are in, the run is skipped with its state intact.
+// The worker says when its cell starts; a worker that code has tampered with may never say so,
+// which buys it PACKAGE_LOAD_GRACE_MS more before the frame is removed, and no more.
 import type { KernelResult, StreamName, WorkerReply } from "../protocol.js";
 import { EngineDied, type Engine } from "./engine.js";
 import { hostError, hostResult, sha256Hex, type Streamed } from "./result.js";
 
 export const INTERRUPT_GRACE_MS = 2_000;
+/** The longest wait, once a run is asked to stop, for its packages to finish loading. */
+export const PACKAGE_LOAD_GRACE_MS = 20_000;
 
 export interface WatchOptions {
   timeoutMs: number;
@@ -25,8 +31,8 @@ const ABORTED = Symbol("aborted");
 type Stop = typeof TIMEOUT | typeof ABORTED;
 type Settled = WorkerReply | EngineDied | Stop;
 
-/** The reply, or TIMEOUT after `ms`, or ABORTED when `signal` fires first. */
-function within(reply: Promise<WorkerReply | EngineDied>, ms: number, signal?: AbortSignal): Promise<Settled> {
+/** `event`, or TIMEOUT after `ms`, or ABORTED when `signal` fires first. */
+function within<T>(event: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | Stop> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort = (): void => undefined;
   const stop = new Promise<Stop>((resolve) => {
@@ -34,7 +40,7 @@ function within(reply: Promise<WorkerReply | EngineDied>, ms: number, signal?: A
     onAbort = () => resolve(ABORTED);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([reply, stop]).finally(() => {
+  return Promise.race([event, stop]).finally(() => {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   });
@@ -55,6 +61,11 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
       // a throwing callback must not end the run
     }
   });
+  let cellStarted = false;
+  let stopCellWatch = (): void => undefined;
+  const cellStart = new Promise<void>((resolve) => {
+    stopCellWatch = engine.onCellStart(runId, () => ((cellStarted = true), resolve()));
+  });
   const codeSha256 = sha256Hex(code);
   const lost = async (outcome: KernelResult["outcome"], name: string, message: string): Promise<Watched> => ({
     result: hostResult(outcome, hostError(name, message), streamed, await codeSha256),
@@ -67,6 +78,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     const interrupted = stop !== null && engine.isolated;
     if (interrupted) {
       engine.interrupt();
+      if (!cellStarted) await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
       settled = await within(reply, INTERRUPT_GRACE_MS);
     }
     if (isStop(settled)) {
@@ -101,5 +113,6 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");
   } finally {
     stopStream();
+    stopCellWatch();
   }
 }
