@@ -59,6 +59,19 @@ def test_pandas_finds_utc_without_reading_every_bundled_zone(sdk: SdkPage, sandb
     assert result["value"]["text/plain"] == f'({stamp}, "{zone}")'
 
 
+def test_invalidating_import_caches_rereads_no_unchanged_zip(sdk: SdkPage, sandbox: str) -> None:
+    """Pyodide does it after every package it loads; each re-read of the standard library's zip
+    cost about 0.1 s (see wasmbox_kernel/zip_cache.py)."""
+    code = (
+        "import importlib, zipimport\nreads = []\nread = zipimport._read_directory\n"
+        "zipimport._read_directory = lambda archive: (reads.append(archive), read(archive))[1]\n"
+        "importlib.invalidate_caches()\nzipimport._read_directory = read\nreads"
+    )
+    result = sdk.run(sandbox, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"]["text/plain"] == "[]"
+
+
 def test_display_and_matplotlib_png(sdk: SdkPage, sandbox: str) -> None:
     code = "import matplotlib.pyplot as plt\ndisplay('hello')\nplt.plot([1, 2, 3])\n"
     result = sdk.run(sandbox, code)

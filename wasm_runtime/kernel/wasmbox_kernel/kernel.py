@@ -37,6 +37,7 @@ from .result import (
 from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
 from .timezones import ensure_utc_zone
 from .tracebacks import format_exception
+from .zip_cache import skip_unchanged_zip_rereads
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
 
@@ -64,6 +65,8 @@ class Kernel:
         # would draw the same numbers. Reseed from the platform's entropy.
         random.seed()
         ensure_utc_zone()
+        if sys.platform == "emscripten":
+            skip_unchanged_zip_rereads()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
 
