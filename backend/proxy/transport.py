@@ -9,13 +9,16 @@ connection on each request: at 500 concurrent streams the proxy's CPU fell from 
 The errors are mapped here rather than by a generic adapter because the proxy's retry rule
 depends on them: `ConnectError`/`ConnectTimeout` mean nothing reached the server and may be
 retried; a connection the server dropped after taking the request must not be, or a prompt could
-reach the model twice.
+reach the model twice. One exception, as browsers make it: a kept-alive connection that the
+server closed, idle, just as the request went out (a race with its keep-alive timeout) ends
+without a byte of answer; that request is retried on a new connection (`StaleConnection`).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from types import SimpleNamespace
 
 import aiohttp
 import httpx
@@ -31,6 +34,17 @@ ERRORS: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
     (aiohttp.ClientResponseError, httpx.RemoteProtocolError),  # not valid HTTP
     (aiohttp.ClientError, httpx.ReadError),
 )
+
+
+class StaleConnection(httpx.ConnectError):
+    """A reused connection was closed by the server before any answer: the request never
+    reached the model, so it is retried like a failed connect."""
+
+
+async def _note_reuse(
+    _session: aiohttp.ClientSession, context: SimpleNamespace, _params: object
+) -> None:
+    context.trace_request_ctx["reused"] = True
 
 
 @contextlib.contextmanager
@@ -75,10 +89,13 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         connector = aiohttp.TCPConnector(
             limit=self.max_connections, limit_per_host=0, keepalive_timeout=self.keepalive_s
         )
+        tracing = aiohttp.TraceConfig()
+        tracing.on_connection_reuseconn.append(_note_reuse)
         # trust_env=False: no proxy variables or .netrc may reroute or re-authenticate the key's
         # calls. No decompression: the body is relayed as the server sent it.
         return aiohttp.ClientSession(
             connector=connector,
+            trace_configs=[tracing],
             trust_env=False,
             auto_decompress=False,
             cookie_jar=aiohttp.DummyCookieJar(),  # one server-wide client: no cookie crosses users
@@ -88,7 +105,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if self.session is None:
             self.session = self.open_session()
         timeout = request.extensions.get("timeout", {})
-        with httpx_errors():
+        connection: dict[str, bool] = {}
+        with httpx_errors(), self._stale_if_reused(connection):
             response = await self.session.request(
                 request.method,
                 str(request.url),
@@ -102,6 +120,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                     sock_connect=timeout.get("connect"),
                     sock_read=timeout.get("read"),
                 ),
+                trace_request_ctx=connection,
             )
         return httpx.Response(
             response.status,
@@ -109,6 +128,16 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             stream=AiohttpBody(response),
             request=request,
         )
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _stale_if_reused(connection: dict[str, bool]) -> Iterator[None]:
+        try:
+            yield
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            if connection.get("reused"):
+                raise StaleConnection("a kept-alive connection was closed by the server") from exc
+            raise
 
     async def aclose(self) -> None:
         if self.session is not None:

@@ -7,6 +7,7 @@ cookies and follows no redirects.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -45,6 +46,51 @@ class HangUpServer:
         self.listener.close()
 
 
+class DropsSecondRequest:
+    """Answers the first request on a connection and keeps it alive; a second request on that
+    connection finds it closed, as when a server's keep-alive timeout races a new request."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.requests_per_connection: list[int] = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.answer_once, args=(connection,), daemon=True).start()
+
+    def answer_once(self, connection: socket.socket) -> None:
+        index = len(self.requests_per_connection)
+        self.requests_per_connection.append(0)
+        with connection, connection.makefile("rb") as reader:
+            while request_line := reader.readline():
+                length = 0
+                while (header := reader.readline()) not in (b"\r\n", b""):
+                    if header.lower().startswith(b"content-length:"):
+                        length = int(header.split(b":")[1])
+                reader.read(length)
+                self.requests_per_connection[index] += 1
+                if self.requests_per_connection[index] > 1 or not request_line.startswith(b"POST"):
+                    return  # closed without a word
+                body = json.dumps({"choices": [{"message": {"content": "hi"}}]}).encode()
+                connection.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body
+                )
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
 @pytest.fixture
 def hang_up_server() -> Iterator[HangUpServer]:
     server = HangUpServer()
@@ -61,6 +107,19 @@ def test_a_server_that_took_the_request_and_hung_up_is_not_asked_again(
     assert response.status_code == 502
     assert response.json()["error"]["type"] == "upstream_malformed"
     assert hang_up_server.requests == 1  # the prompt reached it once, and only once
+
+
+def test_a_kept_alive_connection_closed_under_a_request_is_retried_on_a_new_one(
+    make_client: MakeClient,
+) -> None:
+    server = DropsSecondRequest()
+    try:
+        client = make_client(openai_base_url=server.base_url, upstream_connect_retries=1)
+        assert client.post(CHAT, json=chat_body()).status_code == 200
+        assert client.post(CHAT, json=chat_body()).status_code == 200  # reused, dropped, retried
+        assert server.requests_per_connection == [2, 1]
+    finally:
+        server.stop()
 
 
 def test_a_refused_connection_is_retried_then_reported(make_client: MakeClient) -> None:
