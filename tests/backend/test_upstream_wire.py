@@ -19,40 +19,11 @@ from tests.backend.redis_server import free_port
 from tests.support.fake_openai import FakeOpenAI, Reply, completion_reply
 
 
-class HangUpServer:
-    """Accepts connections, reads a request's first bytes, then closes without a word."""
+class RawServer:
+    """A bare TCP server on loopback; each connection goes to `handle` in its own thread."""
 
     def __init__(self) -> None:
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.requests = 0
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
-
-    def serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return  # closed by stop()
-            with connection:
-                if connection.recv(65536).startswith(b"POST "):
-                    self.requests += 1
-
-    def stop(self) -> None:
-        self.listener.close()
-
-
-class DropsSecondRequest:
-    """Answers the first request on a connection and keeps it alive; a second request on that
-    connection finds it closed, as when a server's keep-alive timeout races a new request."""
-
-    def __init__(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.requests_per_connection: list[int] = []
         threading.Thread(target=self.serve, daemon=True).start()
 
     @property
@@ -64,10 +35,38 @@ class DropsSecondRequest:
             try:
                 connection, _ = self.listener.accept()
             except OSError:
-                return
-            threading.Thread(target=self.answer_once, args=(connection,), daemon=True).start()
+                return  # closed by stop()
+            threading.Thread(target=self.handle, args=(connection,), daemon=True).start()
 
-    def answer_once(self, connection: socket.socket) -> None:
+    def handle(self, connection: socket.socket) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
+class HangUpServer(RawServer):
+    """Reads a request's first bytes, then closes without a word."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        super().__init__()
+
+    def handle(self, connection: socket.socket) -> None:
+        with connection:
+            if connection.recv(65536).startswith(b"POST "):
+                self.requests += 1
+
+
+class DropsSecondRequest(RawServer):
+    """Answers the first request on a connection and keeps it alive; a second request on that
+    connection finds it closed, as when a server's keep-alive timeout races a new request."""
+
+    def __init__(self) -> None:
+        self.requests_per_connection: list[int] = []
+        super().__init__()
+
+    def handle(self, connection: socket.socket) -> None:
         index = len(self.requests_per_connection)
         self.requests_per_connection.append(0)
         with connection, connection.makefile("rb") as reader:
@@ -86,9 +85,6 @@ class DropsSecondRequest:
                     + f"Content-Length: {len(body)}\r\n\r\n".encode()
                     + body
                 )
-
-    def stop(self) -> None:
-        self.listener.close()
 
 
 @pytest.fixture
