@@ -58,6 +58,20 @@ def httpx_errors() -> Iterator[None]:
         raise  # pragma: no cover - ERRORS ends with the base class
 
 
+def _unread(content: aiohttp.StreamReader) -> bytes:
+    """What arrived before the connection broke and was not read yet.
+
+    aiohttp reports a broken connection ahead of the data already buffered (every read checks
+    the error first), so a relay that was busy when a stream was cut would drop its last tokens.
+    There is no public accessor to the buffer: if aiohttp renames these attributes,
+    tests/backend/test_upstream_wire.py fails (a cut stream loses its last data).
+    """
+    pieces = list(getattr(content, "_buffer", ()))
+    if pieces:
+        pieces[0] = pieces[0][getattr(content, "_buffer_offset", 0) :]
+    return b"".join(pieces)
+
+
 class AiohttpBody(httpx.AsyncByteStream):
     """A response body as aiohttp buffers it: each read takes everything that has arrived, so a
     reader that falls behind gets the backlog in one piece (one write to the browser, not many)."""
@@ -66,9 +80,15 @@ class AiohttpBody(httpx.AsyncByteStream):
         self.response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with httpx_errors():
-            async for data in self.response.content.iter_any():
+        content = self.response.content
+        try:
+            async for data in content.iter_any():
                 yield data
+        except aiohttp.ClientError as exc:
+            if arrived := _unread(content):
+                yield arrived
+            with httpx_errors():
+                raise exc
 
     async def aclose(self) -> None:
         if self.response.content.at_eof():

@@ -7,13 +7,16 @@ cookies and follows no redirects.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
+from backend.proxy.transport import AiohttpTransport
 from tests.backend.conftest import CHAT, MakeClient, chat_body
 from tests.backend.redis_server import free_port
 from tests.support.fake_openai import FakeOpenAI, Reply, completion_reply
@@ -87,6 +90,22 @@ class DropsSecondRequest(RawServer):
                 )
 
 
+class CutsStreamShort(RawServer):
+    """Answers with two chunks of a chunked stream and closes before the last chunk, all in one
+    write: the data and the connection's end reach the proxy together."""
+
+    CHUNKS = (b"data: one\n\n", b"data: two\n\n")
+
+    def handle(self, connection: socket.socket) -> None:
+        with connection:
+            connection.recv(65536)
+            framed = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in self.CHUNKS)
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n" + framed
+            )
+
+
 @pytest.fixture
 def hang_up_server() -> Iterator[HangUpServer]:
     server = HangUpServer()
@@ -116,6 +135,30 @@ def test_a_kept_alive_connection_closed_under_a_request_is_retried_on_a_new_one(
         assert server.requests_per_connection == [2, 1]
     finally:
         server.stop()
+
+
+def test_data_that_arrived_before_a_cut_is_relayed_before_the_error() -> None:
+    async def read_late() -> tuple[bytes, BaseException | None]:
+        transport = AiohttpTransport(max_connections=1)
+        request = httpx.Request("POST", f"{server.base_url}/chat/completions", content=b"{}")
+        response = await transport.handle_async_request(request)
+        await asyncio.sleep(0.3)  # a busy relay: the cut is already known when it reads
+        received, error = b"", None
+        try:
+            async for data in response.stream:  # type: ignore[union-attr]
+                received += data
+        except httpx.TransportError as exc:
+            error = exc
+        await transport.aclose()
+        return received, error
+
+    server = CutsStreamShort()
+    try:
+        received, error = asyncio.run(read_late())
+    finally:
+        server.stop()
+    assert received == b"".join(CutsStreamShort.CHUNKS)  # no token the user paid for is lost
+    assert isinstance(error, httpx.RemoteProtocolError)
 
 
 def test_a_refused_connection_is_retried_then_reported(make_client: MakeClient) -> None:
