@@ -103,6 +103,47 @@ def test_package_computes(booted: tuple[Page, RequestLog], code: str, expected: 
     assert run(page, code) == expected
 
 
+UNPACK_BOTH_WAYS = """
+import json, os
+from pyodide import _package_loader as loader
+from pyodide.ffi import to_js
+from pyodide.http import pyfetch
+from wasmbox_kernel.wheel_unpack import unpack_from_memory
+
+def tree(root):
+    paths = [os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names]
+    return sorted((os.path.relpath(path, root), open(path, "rb").read()) for path in paths)
+
+manifest = json.loads(await (await pyfetch("/runtime/manifest.json")).string())
+report = []
+for package in ("pytz", "numpy"):
+    file = manifest["packages"][package]["file"]
+    data = to_js(await (await pyfetch("/runtime/" + file)).bytes())
+    installed = {}
+    for label, unpack in (("pyodide", loader.unpack_buffer), ("ours", unpack_from_memory(loader))):
+        root = f"/tmp/unpack-{label}/{package}"
+        libraries = unpack(data, filename=file, extract_dir=root, calculate_dynlibs=True,
+                           installer="pyodide.loadPackage", source="pyodide")
+        installed[label] = (tree(root), sorted(os.path.relpath(p, root) for p in libraries))
+    files, libraries = installed["ours"]
+    report.append([package, installed["ours"] == installed["pyodide"], len(files), len(libraries)])
+report
+"""
+
+
+def test_unpacking_from_memory_installs_what_pyodides_own_unpack_does(
+    booted: tuple[Page, RequestLog],
+) -> None:
+    """The kernel's faster installer (wasmbox_kernel/wheel_unpack.py) against Pyodide's own, on
+    real wheels: the same files with the same bytes, the same records, the same libraries."""
+    page, _ = booted
+    report = run(page, UNPACK_BOTH_WAYS)
+    assert isinstance(report, list)
+    (_, pytz_same, pytz_files, _), (_, numpy_same, _, numpy_libraries) = report
+    assert pytz_same is True and pytz_files > 600
+    assert numpy_same is True and numpy_libraries > 10  # its extension modules
+
+
 def test_missing_package_is_not_fetched(booted: tuple[Page, RequestLog]) -> None:
     page, _ = booted
     result = run(

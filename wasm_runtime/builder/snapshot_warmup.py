@@ -17,6 +17,7 @@ import sys
 
 # What Pyodide's loadPackage runs to install a wheel.
 INSTALLER_MODULES = (
+    "encodings.cp437",  # zipfile decodes the names in a wheel with it
     "importlib.metadata",
     "pyodide._package_loader",
     "shutil",

@@ -16,6 +16,8 @@ The JavaScript worker creates one kernel per worker and calls it like this::
     `on_stream("stdout" | "stderr", text)` receives output in batches while the cell runs.
     The host adds `durationMs`, `stateLost` and `audit.peakMemoryBytes`, and turns
     OUTCOME_CANCELLED into OUTCOME_DEADLINE_EXCEEDED when it interrupted for a deadline.
+`prepare_interpreter()`: the worker calls it once at boot, before any package loads (see
+    `interpreter.py`); `Kernel()` calls it too.
 `Kernel.environment()` -> `{"python", "packages", "limits", "notes"}` (see `environment.py`).
 `KernelOptions(...)` / `KernelOptions.from_dict(d)`: stdout_limit, stderr_limit,
     stream_batch_bytes, stream_interval_s, cwd, policy ("default" | "off" | {allowModules,
@@ -29,10 +31,11 @@ The package also runs under plain CPython 3.11+ for its unit tests; it imports n
 Pyodide and never imports matplotlib unless the user's code did.
 """
 
+from .interpreter import prepare_interpreter
 from .kernel import Kernel
 from .options import KernelOptions
 from .policy import PolicyViolation
 from .result import ExecutionResult
 
-__all__ = ["ExecutionResult", "Kernel", "KernelOptions", "PolicyViolation"]
+__all__ = ["ExecutionResult", "Kernel", "KernelOptions", "PolicyViolation", "prepare_interpreter"]
 __version__ = "0.1.0"

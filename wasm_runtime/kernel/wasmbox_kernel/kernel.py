@@ -21,6 +21,7 @@ from .environment import Environment, describe
 from .errors import error_info, outcome_of
 from .fsscan import changed_files, scan
 from .import_guard import ImportGuard
+from .interpreter import prepare_interpreter
 from .mime import mime_bundle
 from .options import KernelOptions
 from .policy import Policy, PolicyViolation, Violation
@@ -35,9 +36,7 @@ from .result import (
     PolicyInfo,
 )
 from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
-from .timezones import ensure_utc_zone
 from .tracebacks import format_exception
-from .zip_cache import skip_unchanged_zip_rereads
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
 
@@ -64,9 +63,7 @@ class Kernel:
         # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
         # would draw the same numbers. Reseed from the platform's entropy.
         random.seed()
-        ensure_utc_zone()
-        if sys.platform == "emscripten":
-            skip_unchanged_zip_rereads()
+        prepare_interpreter()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
 

@@ -68,8 +68,11 @@ export async function initRuntime(runtimeUrl: string): Promise<Runtime> {
     fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
   ]);
   await mountKernel(pyodide, manifest, runtimeUrl);
-  // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel.
-  pyodide.pyimport("wasmbox_kernel").destroy();
+  // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel;
+  // and adjust the interpreter before a spare's preloads (wasmbox_kernel/interpreter.py).
+  const kernel = pyodide.pyimport("wasmbox_kernel");
+  kernel.prepare_interpreter();
+  kernel.destroy();
   return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
 }
 

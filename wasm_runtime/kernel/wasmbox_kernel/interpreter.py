@@ -1,0 +1,22 @@
+"""Process-wide adjustments to Pyodide's interpreter, made once per worker.
+
+The worker calls `prepare_interpreter()` as soon as it has imported the kernel, before a warm
+spare preloads packages, so those loads get them too; `Kernel()` calls it again (a no-op) for
+hosts that only create kernels. Outside Pyodide it changes nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .timezones import ensure_utc_zone
+from .wheel_unpack import install_from_memory
+from .zip_cache import skip_unchanged_zip_rereads
+
+
+def prepare_interpreter() -> None:
+    if sys.platform != "emscripten":
+        return
+    ensure_utc_zone()
+    skip_unchanged_zip_rereads()
+    install_from_memory()
