@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import linecache
 
 import pytest
 
@@ -144,3 +145,14 @@ def test_on_cell_is_not_called_for_a_cell_that_never_runs(run, kernel):
     calls: list[bool] = []
     assert run(kernel, "1 +", on_cell=calls.append)["outcome"] == "OUTCOME_FAILED"
     assert calls == []
+
+
+def test_close_forgets_the_cells_lines_and_globals(run, make_kernel):
+    rehearsal, session = make_kernel(cell_prefix="rehearsal"), make_kernel()
+    run(rehearsal, "x = 1")
+    run(session, "y = 2")
+    rehearsal.close()
+    assert "<rehearsal-1>" not in linecache.cache
+    assert "x" not in rehearsal.namespace
+    assert "<cell-1>" in linecache.cache  # another kernel's cells are left alone
+    assert "line 1" in run(session, "1/0")["error"]["traceback"]

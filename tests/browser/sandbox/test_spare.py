@@ -42,3 +42,31 @@ def test_a_long_run_does_not_keep_the_spare_away(browser: Browser, isolated_serv
     frames = page.evaluate(FRAMES_DURING_A_RUN, [3, 2_200])
     assert frames == {"during": 2, "after": 2}  # started at the latest 1.5 s after the claim
     context.close()
+
+
+# Run as a claimed spare's first cell: what a rehearsal (wasm_runtime/src/sandbox/rehearsal.ts)
+# could have left behind.
+REHEARSAL_TRACES = (
+    "import linecache, sys\n"
+    "[name for name in ('x', '_') if name in globals()]"
+    " + [key for key in linecache.cache if key.startswith('<rehearsal')]"
+)
+
+
+def test_a_claimed_spare_keeps_nothing_of_its_rehearsal(
+    browser: Browser, isolated_server: str
+) -> None:
+    context, page = open_page(browser, isolated_server)
+    results = page.evaluate(
+        """async ([traces]) => {
+          await wasmbox.Sandbox.warmup();
+          await new Promise((resolve) => setTimeout(resolve, 1000)); // rehearsed by now
+          const sb = await wasmbox.Sandbox.create();
+          return [await sb.execute(traces), await sb.execute("[1, 2][5]")];
+        }""",
+        [REHEARSAL_TRACES],
+    )
+    traces, error = results
+    assert traces["value"]["text/plain"] == "[]"
+    assert 'File "<cell-2>", line 1' in error["error"]["traceback"]
+    context.close()

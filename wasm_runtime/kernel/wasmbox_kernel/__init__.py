@@ -18,6 +18,7 @@ The JavaScript worker creates one kernel per worker and calls it like this::
     OUTCOME_CANCELLED into OUTCOME_DEADLINE_EXCEEDED when it interrupted for a deadline.
 `prepare_interpreter()`: the worker calls it once at boot, before any package loads (see
     `interpreter.py`); `Kernel()` calls it too.
+`Kernel.close()`: forgets the kernel's cells (their lines in `linecache`) and globals.
 `Kernel.environment()` -> `{"python", "packages", "limits", "notes"}` (see `environment.py`).
 `KernelOptions(...)` / `KernelOptions.from_dict(d)`: stdout_limit, stderr_limit,
     stream_batch_bytes, stream_interval_s, cwd, policy ("default" | "off" | {allowModules,

@@ -75,6 +75,13 @@ class Kernel:
     def environment(self) -> Environment:
         return describe(self._options, self._policy)
 
+    def close(self) -> None:
+        """Forget this kernel's cells: their source lines (kept for tracebacks) and its globals.
+        A worker's rehearsal kernel is closed before the worker serves a sandbox."""
+        for number in range(1, self._runs + 1):
+            linecache.cache.pop(f"<{self._options.cell_prefix}-{number}>", None)
+        self.namespace.clear()
+
     async def run(
         self,
         code: str,

@@ -104,8 +104,11 @@ export function initFilesystem(runtime: Runtime): void {
   runtime.pyodide.FS.chdir(WORKDIR);
 }
 
-/** The kernel object for one sandbox's settings; preloads the packages it asked for. */
-export async function initKernel(runtime: Runtime, config: KernelConfig): Promise<PyProxy> {
+/**
+ * The kernel object for one sandbox's settings; preloads the packages it asked for.
+ * `cellPrefix` names its cells' files (`<cell-1>`): the spare's rehearsal uses its own.
+ */
+export async function initKernel(runtime: Runtime, config: KernelConfig, cellPrefix = "cell"): Promise<PyProxy> {
   const { pyodide, manifest } = runtime;
   const available = Object.fromEntries(Object.entries(manifest.packages).map(([name, p]) => [name, p.version]));
   const options = pyodide.toPy({
@@ -115,6 +118,7 @@ export async function initKernel(runtime: Runtime, config: KernelConfig): Promis
     policy: config.policy,
     allow_install: config.allowInstall,
     available_packages: available,
+    cell_prefix: cellPrefix,
   });
   const mod = pyodide.pyimport("wasmbox_kernel");
   try {

@@ -4,6 +4,7 @@ import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerReque
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
+import { rehearse } from "./rehearsal.js";
 import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
 
@@ -72,10 +73,17 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       reportFailure(id, error, post);
     }
   };
+  let waiting = 0; // requests queued behind the current one
   port.addEventListener("message", (event: MessageEvent<WorkerRequest | RuntimeFileReply>) => {
     const request = event.data;
-    if (request.type !== "runtime-file") queue = queue.then(() => handle(request));
+    if (request.type === "runtime-file") return;
+    waiting++;
+    queue = queue.then(() => {
+      waiting--;
+      return handle(request);
+    });
   });
+  queue = queue.then(() => rehearse(runtime, () => waiting > 0));
   post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
 }
 

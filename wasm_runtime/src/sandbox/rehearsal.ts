@@ -1,0 +1,34 @@
+// A spare rehearses a session's first cells on a throwaway kernel while nobody waits for it.
+// A fresh worker runs its first cells on cold code: V8 compiles the worker's JavaScript and tiers
+// up Python's WebAssembly only as they run. Measured in Chromium on 2 cores: a session's first
+// `1+1` took 11–25 ms and the next ones 3–8 ms (4–6 ms and 2–4 ms after a rehearsal of 20
+// cells), against about 2 ms once warm. The rehearsal's kernel is closed (its namespace and its
+// cells' lines, named `<rehearsal-N>`, are dropped); it stops between two cells as soon as the
+// worker has a request to serve, so a claim waits for one cell at most.
+import type { PyProxy } from "pyodide/ffi";
+import type { KernelConfig } from "../protocol.js";
+import { runCell } from "./execute.js";
+import { initKernel, loaderLog, type Runtime } from "./runtime.js";
+
+// The paths a session's first cells take: a value, a statement, output, an error's traceback.
+const CELLS = ["1+1", "x = [1, 2]", "print(x)", "x[5]"];
+const ROUNDS = 5;
+const CONFIG: KernelConfig = { policy: "default", packages: [], allowInstall: false, stdoutLimit: 1 << 20, stderrLimit: 1 << 20 };
+
+export async function rehearse(runtime: Runtime, claimed: () => boolean): Promise<void> {
+  let kernel: PyProxy | null = null;
+  try {
+    kernel = await initKernel(runtime, CONFIG, "rehearsal");
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const code of CELLS) {
+        if (claimed()) return;
+        await runCell(runtime, kernel, { id: 0, runId: "rehearsal", code }, null, () => undefined);
+      }
+    }
+  } catch (error) {
+    loaderLog.push(`rehearsal: ${error}`); // a spare that could not rehearse still serves
+  } finally {
+    kernel?.close();
+    kernel?.destroy();
+  }
+}
