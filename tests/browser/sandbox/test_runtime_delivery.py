@@ -118,3 +118,23 @@ def test_a_file_that_does_not_match_the_manifest_is_not_stored(
     page.wait_for_timeout(1_000)  # the small lock file's turn came long before; give it slack
     assert "pyodide-lock.json" not in stored_names(page)
     context.close()
+
+
+def test_the_frame_fetches_the_runtime_itself_when_the_page_cannot(
+    browser: Browser, isolated_server: str
+) -> None:
+    """If the page's own fetches fail (a proxy, an extension, an older SDK), the worker falls back
+    to fetching each file itself, the start-up snapshot and the kernel's wheel included."""
+    context = browser.new_context()
+
+    def page_fetch_fails(route: Route, request: Request) -> None:
+        if request.frame.url.endswith("sdk-sandbox.html") and "/runtime/" in request.url:
+            route.abort()
+        else:
+            route.continue_()
+
+    context.route("**/runtime/**", page_fetch_fails)
+    downloads = visit(context, isolated_server)
+    assert {name for name, _, _ in downloads} == set(LARGE_FILES)
+    assert all(frame != "sdk-sandbox.html" for _, frame, _ in downloads), downloads
+    context.close()

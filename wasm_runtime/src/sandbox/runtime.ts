@@ -2,6 +2,7 @@
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import type { KernelConfig } from "../protocol.js";
+import type { RuntimeFileBytes } from "./runtime-fetch.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
 declare function importScripts(...urls: string[]): void;
@@ -20,16 +21,20 @@ interface Manifest {
 
 const KERNEL_PACKAGE = "wasmbox-kernel";
 
+/** The kernel's wheel file name and bytes (fetched while Pyodide boots). */
+async function kernelWheel(manifest: Promise<Manifest>, fileBytes: RuntimeFileBytes): Promise<[string, Uint8Array]> {
+  const file = (await manifest).packages[KERNEL_PACKAGE]?.file;
+  if (!file) throw new Error("the runtime has no kernel package: rebuild it with `wasmbox build`");
+  return [file, await fileBytes(file)];
+}
+
 /**
  * Put the kernel on sys.path straight from its wheel (a pure-Python wheel is a zip that zipimport
  * reads). Installing it with loadPackage cost ~300 ms of installer bookkeeping on every boot.
  * The start-up snapshot was made with the wheel at this same path and the kernel imported
  * (builder/make_snapshot.mjs): the file is still needed for the kernel's lazy imports.
  */
-async function mountKernel(pyodide: PyodideInterface, manifest: Manifest, runtimeUrl: string): Promise<void> {
-  const file = manifest.packages[KERNEL_PACKAGE]?.file;
-  if (!file) throw new Error("the runtime has no kernel package: rebuild it with `wasmbox build`");
-  const wheel = new Uint8Array(await (await fetch(new URL(file, runtimeUrl))).arrayBuffer());
+function mountKernel(pyodide: PyodideInterface, [file, wheel]: [string, Uint8Array]): void {
   const path = `/lib/${file}`;
   pyodide.FS.writeFile(path, wheel);
   const sys = pyodide.pyimport("sys");
@@ -43,31 +48,26 @@ export interface Runtime {
   moduleNames: Set<string>;
 }
 
-/** The build's start-up snapshot (an interpreter already initialised), if it has one. */
-async function fetchSnapshot(runtimeUrl: string): Promise<ArrayBuffer> {
-  const response = await fetch(new URL(SNAPSHOT_FILE, runtimeUrl));
-  if (!response.ok) throw new Error(`no start-up snapshot (${response.status})`);
-  return response.arrayBuffer();
-}
-
-/** Boot from the snapshot (several times faster), or from scratch when there is none. */
-async function bootPyodide(runtimeUrl: string): Promise<PyodideInterface> {
+/** Boot from the build's start-up snapshot (several times faster), or from scratch without one. */
+async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<PyodideInterface> {
   const config = { indexURL: runtimeUrl, stdout: (l: string) => void loaderLog.push(l), stderr: (l: string) => void loaderLog.push(l) };
   try {
-    return await loadPyodide({ ...config, _loadSnapshot: fetchSnapshot(runtimeUrl) });
+    return await loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) });
   } catch (error) {
     loaderLog.push(`booting without the snapshot: ${error}`);
     return loadPyodide(config);
   }
 }
 
-export async function initRuntime(runtimeUrl: string): Promise<Runtime> {
+export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<Runtime> {
   importScripts(new URL("pyodide.js", runtimeUrl).href);
-  const [pyodide, manifest] = await Promise.all([
-    bootPyodide(runtimeUrl),
-    fetch(new URL("manifest.json", runtimeUrl)).then((r) => r.json() as Promise<Manifest>),
+  const manifestRead = fileBytes("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest);
+  const [pyodide, manifest, wheel] = await Promise.all([
+    bootPyodide(runtimeUrl, fileBytes),
+    manifestRead,
+    kernelWheel(manifestRead, fileBytes),
   ]);
-  await mountKernel(pyodide, manifest, runtimeUrl);
+  mountKernel(pyodide, wheel);
   // Import the kernel now, while this worker is still a spare, so claiming it only builds a Kernel;
   // and adjust the interpreter before a spare's preloads (wasmbox_kernel/interpreter.py).
   const kernel = pyodide.pyimport("wasmbox_kernel");

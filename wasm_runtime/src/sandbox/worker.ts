@@ -31,8 +31,7 @@ const errorInfo = (error: unknown): ErrorInfo => {
 async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
-  routeRuntimeFetches(runtimeUrl, port);
-  const runtime = await initRuntime(runtimeUrl);
+  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
