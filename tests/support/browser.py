@@ -11,6 +11,31 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+# Chromium 156 builds its omnibox popup, a WebUI page, for every new tab: about a core-second
+# of CPU each time (seen in a trace), so on 2 cores each test page and each benchmark visit shared
+# the machine with it (a repeat visit's first result: about 1.0 s with it, 0.7-0.8 s without).
+# Puppeteer disables these by default for the same reason.
+BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+# Chromium keeps only the last `--disable-features` and Playwright passes its own list first, so
+# ours repeats Playwright's (tests/browser/test_browser_launch.py checks it still covers it).
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
 # Without the background-networking flags Chromium keeps calling Google's services.
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -20,6 +45,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-features=" + ",".join((*PLAYWRIGHT_DISABLED_FEATURES, *BROWSER_UI_FEATURES)),
 ]
 SYSTEM_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 
