@@ -20,9 +20,6 @@ interface Boot {
 self.addEventListener("error", (event) => event.preventDefault());
 self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 
-/** Longer than a claim waiting for the boot takes to arrive (a few ms of messages). */
-const REHEARSAL_AFTER_MS = 50;
-
 const errorInfo = (error: unknown): ErrorInfo => {
   const e = error instanceof Error ? error : new Error(String(error));
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
@@ -45,6 +42,9 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
           preloading = preloadPackages(runtime, request.packages).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
+          return post({ type: "done", id });
+        case "rehearse":
+          await rehearse(runtime, request.exercise, () => waiting > 0);
           return post({ type: "done", id });
         case "configure":
           kernel = await initKernel(runtime, request.config);
@@ -75,23 +75,16 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       reportFailure(id, error, post);
     }
   };
-  let received = 0;
   let waiting = 0; // requests queued behind the current one
   port.addEventListener("message", (event: MessageEvent<WorkerRequest | RuntimeFileReply>) => {
     const request = event.data;
     if (request.type === "runtime-file") return;
-    received++;
     waiting++;
     queue = queue.then(() => {
       waiting--;
       return handle(request);
     });
   });
-  // A spare rehearses while it waits (rehearsal.ts); one claimed as it booted (the page's first
-  // sandbox) starts serving at once instead.
-  setTimeout(() => {
-    if (received === 0) queue = queue.then(() => rehearse(runtime, () => waiting > 0));
-  }, REHEARSAL_AFTER_MS);
   post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
 }
 

@@ -29,13 +29,21 @@ function refillWhenIdle(frameUrl: string): void {
   setTimeout(attempt, REFILL_POLL_MS);
 }
 
+// Frame URLs whose spare has been asked to exercise the interpreter (once per page is enough).
+const exercised = new Set<string>();
+
 function refill(frameUrl: string, packages: string[] = []): void {
   const spare = Engine.start(frameUrl);
   spares.set(frameUrl, spare);
   spare.then(
     (engine) => {
-      // The worker preloads in the background; nothing waits for it.
+      // In the background: nothing waits for either. A preload's imports warm the code too, and a
+      // spare claimed as it booted has someone waiting: it does not rehearse.
       if (packages.length) engine.call({ type: "preload", packages }).catch(() => undefined);
+      else if (spares.get(frameUrl) === spare) {
+        engine.call({ type: "rehearse", exercise: !exercised.has(frameUrl) }).catch(() => undefined);
+        exercised.add(frameUrl);
+      }
     },
     () => spares.get(frameUrl) === spare && spares.delete(frameUrl),
   );
