@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -22,6 +23,10 @@ def redis_url() -> Iterator[str]:
         with redis_server() as url:
             yield url
     except FileNotFoundError as exc:
+        # `make test` installs redis-server; a bare `pytest` without it skips these tests, but CI
+        # must not pass without running them.
+        if os.environ.get("CI"):
+            raise
         pytest.skip(str(exc))
 
 

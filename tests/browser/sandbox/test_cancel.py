@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
 
-from tests.browser.sandbox.conftest import SdkPage
+from tests.browser.sandbox.conftest import SdkPage, open_sdk_page
 
 pytestmark = pytest.mark.browser
 
@@ -103,13 +104,17 @@ while True:
 """
 
 
-def test_the_interrupt_is_repeated_while_the_run_goes_on(sdk: SdkPage) -> None:
+def test_the_interrupt_is_repeated_while_the_run_goes_on(
+    browser: Browser, isolated_server: str
+) -> None:
     """Python's signal check can lose a write (it reads, then clears), so the frame repeats the
-    interrupt until the run ends. Code that swallows the first one meets the second."""
-    if not sdk.page.evaluate("wasmbox.isolated"):
-        pytest.skip("interrupts need cross-origin isolation")
+    interrupt until the run ends. Code that swallows the first one meets the second. Interrupts
+    exist only with cross-origin isolation, so this runs on that server alone."""
+    context, sdk = open_sdk_page(browser, isolated_server)
+    assert sdk.page.evaluate("wasmbox.isolated") is True
     sandbox = sdk.create()
     result = run_and_abort(sdk, sandbox, SWALLOWS_ONE_INTERRUPT, 300)
     assert result["outcome"] == "OUTCOME_CANCELLED"
     assert result["stateLost"] is False
     assert sdk.run(sandbox, "print(caught)")["stdout"] == "2\n"
+    context.close()
