@@ -18,6 +18,12 @@ from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CommaList = Annotated[list[str], NoDecode]
+# What the page and the proxy say when no LLM is configured.
+HOW_TO_CONFIGURE = (
+    "No LLM is configured on this server. Set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for "
+    "any OpenAI-compatible server (Ollama: http://localhost:11434/v1, vLLM, llama.cpp), plus "
+    "WASMBOX_MODELS=model1,model2 for the models to offer; then restart wasmbox."
+)
 
 
 class Settings(BaseSettings):

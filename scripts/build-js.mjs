@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const src = join(root, "wasm_runtime", "src");
+const runtime = join(root, "wasm_runtime");
 const out = join(root, "build", "js");
 const common = { bundle: true, target: "es2022", sourcemap: true, legalComments: "none", logLevel: "warning" };
 
@@ -14,8 +14,8 @@ const common = { bundle: true, target: "es2022", sourcemap: true, legalComments:
 await Promise.all(["sdk", "sandbox"].map((d) => rm(join(out, d), { recursive: true, force: true })));
 await mkdir(join(out, "sandbox"), { recursive: true });
 await Promise.all([
-  build({ ...common, entryPoints: [join(src, "sdk", "index.ts")], format: "esm", outfile: join(out, "sdk", "wasmbox.js") }),
-  build({ ...common, entryPoints: [join(src, "sandbox", "frame.ts")], format: "iife", outfile: join(out, "sandbox", "frame.js") }),
-  build({ ...common, entryPoints: [join(src, "sandbox", "worker.ts")], format: "iife", outfile: join(out, "sandbox", "worker.js") }),
-  copyFile(join(src, "sandbox", "frame.html"), join(out, "sandbox", "frame.html")),
+  build({ ...common, entryPoints: [join(runtime, "sdk", "index.ts")], format: "esm", outfile: join(out, "sdk", "wasmbox.js") }),
+  build({ ...common, entryPoints: [join(runtime, "sandbox", "frame.ts")], format: "iife", outfile: join(out, "sandbox", "frame.js") }),
+  build({ ...common, entryPoints: [join(runtime, "sandbox", "worker.ts")], format: "iife", outfile: join(out, "sandbox", "worker.js") }),
+  copyFile(join(runtime, "sandbox", "frame.html"), join(out, "sandbox", "frame.html")),
 ]);

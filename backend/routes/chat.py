@@ -14,15 +14,10 @@ from backend.proxy.errors import BodyTooLarge, InvalidBody, ModelNotAllowed, Not
 from backend.proxy.schema import ChatRequest
 from backend.proxy.streaming import RelayResponse
 from backend.proxy.upstream import complete, open_stream
-from backend.settings import Settings
+from backend.settings import HOW_TO_CONFIGURE, Settings
 
 log = logging.getLogger("wasmbox.proxy")
 
-HOW_TO_CONFIGURE = (
-    "No LLM is configured on this server. Set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for "
-    "any OpenAI-compatible server (Ollama: http://localhost:11434/v1, vLLM, llama.cpp), plus "
-    "WASMBOX_MODELS=model1,model2 for the models to offer; then restart wasmbox."
-)
 
 router = APIRouter(dependencies=[Depends(refuse_cross_site), Depends(require_access)])
 

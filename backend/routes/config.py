@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from backend.deps import SettingsDep
-from backend.routes.chat import HOW_TO_CONFIGURE
+from backend.settings import HOW_TO_CONFIGURE
 
 router = APIRouter()
 

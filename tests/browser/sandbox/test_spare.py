@@ -44,7 +44,7 @@ def test_a_long_run_does_not_keep_the_spare_away(browser: Browser, isolated_serv
     context.close()
 
 
-# Run as a claimed spare's first cell: what a rehearsal (wasm_runtime/src/sandbox/rehearsal.ts)
+# Run as a claimed spare's first cell: what a rehearsal (wasm_runtime/sandbox/rehearsal.ts)
 # could have left behind.
 REHEARSAL_TRACES = (
     "import linecache, sys\n"

@@ -1,7 +1,7 @@
 // Worker start-up as named steps: initRuntime → initFilesystem → initKernel.
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelConfig } from "../protocol.js";
+import type { KernelConfig } from "../protocol/types.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;

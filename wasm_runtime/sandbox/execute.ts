@@ -1,7 +1,7 @@
 // One run inside the worker: packages from imports, the kernel, the heap size out.
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelResult, NetworkAttempt, StreamName, WorkerReply } from "../protocol.js";
-import { hostError, hostResult } from "../sdk/result.js";
+import type { KernelResult, NetworkAttempt, StreamName, WorkerReply } from "../protocol/types.js";
+import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
 import type { RunInterrupts } from "./interrupt.js";
 import { heapBytes, loaderSinks, type Runtime } from "./runtime.js";
 
@@ -74,8 +74,8 @@ export async function runCell(
 /** A run cancelled before its cell ran: the state is intact. */
 function interruptedBeforeStart(): KernelResult {
   // No hash here (no crypto.subtle outside a secure context): the host fills it in.
-  const cancelled = hostError("KeyboardInterrupt", "interrupted before the cell started");
-  return hostResult("OUTCOME_CANCELLED", cancelled, { stdout: "", stderr: "", truncated: false }, "");
+  const cancelled = errorInfo("KeyboardInterrupt", "interrupted before the cell started");
+  return resultWithoutKernel("OUTCOME_CANCELLED", cancelled, nothingStreamed(), "");
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -1,6 +1,6 @@
 // The SDK's option types and their defaults, checked once where they enter.
-import { LIMITS, type FileInfo, type KernelConfig, type Policy } from "../protocol.js";
-import { pathProblem } from "../paths.js";
+import { LIMITS, type FileInfo, type KernelConfig, type Policy } from "../protocol/types.js";
+import { pathProblem } from "../protocol/paths.js";
 import type { JsonSchema } from "./expect.js";
 
 export interface CreateOptions {

@@ -1,6 +1,6 @@
 // The host-side copy of a sandbox's files: what `writeFile` put there and what successful runs
 // wrote. It outlives the worker, so a replacement worker gets the files back after a kill.
-import type { FileInfo } from "../protocol.js";
+import type { FileInfo } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
 
 export class FileMirror {

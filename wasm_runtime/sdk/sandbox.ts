@@ -1,5 +1,5 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, files, and results as DESIGN.md defines.
-import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type WorkerReply } from "../protocol.js";
+import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type WorkerReply } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";

@@ -1,6 +1,6 @@
 // The sandbox worker: boots Pyodide and the kernel, then serves the host's requests in order.
 import type { PyProxy } from "pyodide/ffi";
-import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol.js";
+import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol/types.js";
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
@@ -20,7 +20,7 @@ interface Boot {
 self.addEventListener("error", (event) => event.preventDefault());
 self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 
-const errorInfo = (error: unknown): ErrorInfo => {
+const describeError = (error: unknown): ErrorInfo => {
   const e = error instanceof Error ? error : new Error(String(error));
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
 };
@@ -97,7 +97,7 @@ function environmentOf(kernel: PyProxy): Environment {
 
 /** A Python error is this request's failure; anything else means the runtime itself is broken. */
 function reportFailure(id: number, error: unknown, post: (r: WorkerReply) => void): void {
-  const info = errorInfo(error);
+  const info = describeError(error);
   const fatal = info.name !== "PythonError" && info.name !== "Error" && !isFsError(error);
   post(fatal ? { type: "fatal", error: info } : { type: "failed", id, error: info });
 }
@@ -108,6 +108,6 @@ self.onmessage = (event: MessageEvent<Boot>) => {
   if (event.data?.type !== "boot") return;
   self.onmessage = null;
   start(event.data).catch((error: unknown) => {
-    event.data.port.postMessage({ type: "fatal", error: errorInfo(error) } satisfies WorkerReply);
+    event.data.port.postMessage({ type: "fatal", error: describeError(error) } satisfies WorkerReply);
   });
 };

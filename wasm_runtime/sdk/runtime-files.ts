@@ -2,7 +2,7 @@
 // the page's own origin, so its caches serve repeat visits (the decoded-file store first, then
 // the HTTP cache), and each file is read once per page however many sandboxes boot. Bytes are
 // counted as they arrive, for progress bars.
-import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol.js";
+import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
 import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
 const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;

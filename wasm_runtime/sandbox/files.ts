@@ -1,6 +1,6 @@
 // The worker's view of the sandbox's files: the working directory of Pyodide's in-memory FS.
-import { pathProblem, shadowedModule } from "../paths.js";
-import type { FileInfo } from "../protocol.js";
+import { pathProblem, shadowedModule } from "../protocol/paths.js";
+import type { FileInfo } from "../protocol/types.js";
 import { WORKDIR, type Runtime } from "./runtime.js";
 
 const MIME_BY_EXTENSION: Record<string, string> = {

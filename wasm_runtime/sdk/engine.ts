@@ -1,7 +1,7 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
-import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol.js";
-import { parseWorkerReply } from "../validate.js";
+import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
+import { parseWorkerReply } from "../protocol/validate.js";
 import { prefetchBootFiles, runtimeFile } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;

@@ -8,7 +8,7 @@
 // The optimised WebAssembly is shared by the page's workers, so only the page's first spare also
 // exercises the interpreter: the first `import numpy` of a page then took 0.60 s, not 0.95 s.
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelConfig } from "../protocol.js";
+import type { KernelConfig } from "../protocol/types.js";
 import { runCell } from "./execute.js";
 import { initKernel, loaderLog, type Runtime } from "./runtime.js";
 

@@ -15,7 +15,7 @@ import {
   type Outcome,
   type PolicyInfo,
   type WorkerReply,
-} from "./protocol.js";
+} from "./types.js";
 
 type Rec = Record<string, unknown>;
 // Python's None arrives as undefined after toJs(); both mean "absent".

@@ -1,7 +1,7 @@
 // `execute(code, { expect })`: check the JSON form of the run's value against a JSON Schema.
 // @cfworker/json-schema interprets schemas without eval, so it works under the app's CSP.
 import { Validator, type Schema } from "@cfworker/json-schema";
-import type { MimeBundle, Validation } from "../protocol.js";
+import type { MimeBundle, Validation } from "../protocol/types.js";
 
 export type JsonSchema = Schema | boolean;
 

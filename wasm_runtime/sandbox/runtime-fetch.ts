@@ -2,7 +2,7 @@
 // is a new partition on every visit, so fetching /runtime/ directly would download the whole
 // runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
 // library, lock file and packages with the global `fetch`, so that is where the files are routed.
-import { RUNTIME_FILE_NAME, type RuntimeFileReply, type WorkerReply } from "../protocol.js";
+import { RUNTIME_FILE_NAME, type RuntimeFileReply, type WorkerReply } from "../protocol/types.js";
 
 const MIME: Record<string, string> = {
   ".wasm": "application/wasm",

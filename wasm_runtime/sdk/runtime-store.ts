@@ -6,7 +6,7 @@
 // CacheStorage is origin storage the opaque sandbox frame cannot reach; where it is missing
 // (an insecure context) or fails (quota, private mode), files come from the network as before.
 
-import { sha256Hex } from "./result.js";
+import { sha256Hex } from "./hash.js";
 
 const STORE = "wasmbox-runtime";
 

@@ -5,9 +5,10 @@
 // runs and an interrupt cannot land; once they are in, the run is skipped with its state intact.
 // The worker says when its cell starts; a worker that code has tampered with may never say so,
 // which buys it PACKAGE_LOAD_GRACE_MS more before the frame is removed, and no more.
-import type { KernelResult, StreamName, WorkerReply } from "../protocol.js";
+import type { KernelResult, StreamName, WorkerReply } from "../protocol/types.js";
 import { EngineDied, type Engine } from "./engine.js";
-import { hostError, hostResult, sha256Hex, type Streamed } from "./result.js";
+import { errorInfo, resultWithoutKernel, type Streamed } from "../protocol/results.js";
+import { sha256Hex } from "./hash.js";
 
 export const INTERRUPT_GRACE_MS = 2_000;
 /** The longest wait, once a run is asked to stop, for its packages to finish loading. */
@@ -68,7 +69,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   });
   const codeSha256 = sha256Hex(code);
   const lost = async (outcome: KernelResult["outcome"], name: string, message: string): Promise<Watched> => ({
-    result: hostResult(outcome, hostError(name, message), streamed, await codeSha256),
+    result: resultWithoutKernel(outcome, errorInfo(name, message), streamed, await codeSha256),
     engineLost: true,
   });
   const reply = engine.call({ type: "execute", runId, code }).catch((error: EngineDied) => error);
@@ -107,7 +108,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
       return { result, engineLost: false };
     }
     if (settled.type === "failed") {
-      return { result: hostResult("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
+      return { result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
     }
     engine.kill("protocol violation");
     return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");

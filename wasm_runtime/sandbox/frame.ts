@@ -2,7 +2,7 @@
 // A sandboxed document cannot start a Worker from an http(s) URL (it is cross-origin to it), so
 // the worker starts from a blob: URL made here; it inherits this document's CSP.
 
-import type { FrameRequest } from "../protocol.js";
+import type { FrameRequest } from "../protocol/types.js";
 import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 
 const workerUrl = new URL("worker.js", location.href).href;
