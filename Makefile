@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -43,8 +43,11 @@ typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy
 	npm run --silent typecheck
 
-test: build browser redis lint typecheck ## the whole suite: lint, types, unit, backend, browser
+test: build browser redis lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser
 	$(BIN)/pytest
+
+test-js: setup ## TypeScript unit tests (node --test, no browser)
+	node --import tsx --test tests/js/*.test.ts
 
 test-fast: setup ## unit tests only (no browser, no runtime build)
 	$(BIN)/pytest -m "not browser and not network"
