@@ -35,9 +35,10 @@ run: build ## start the app and print its URL
 browser: setup ## make sure a Chromium is there for the browser tests
 	scripts/ensure-browser.sh
 
-lint: setup ## ruff (lint + format check)
+lint: setup ## ruff (lint + format check), eslint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	node_modules/.bin/eslint --max-warnings 0 .
 
 typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy

@@ -84,7 +84,10 @@ async function fetchCounted(name: string, expected?: number): Promise<ArrayBuffe
   count(0, received - expected); // the guess is corrected once the real size is known
   const bytes = new Uint8Array(received);
   let offset = 0;
-  for (const chunk of chunks) (bytes.set(chunk, offset), (offset += chunk.byteLength));
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   return bytes.buffer;
 }
 

@@ -140,10 +140,14 @@ function bindEvents(): void {
   byId("chat-form").addEventListener("submit", (e) => (e.preventDefault(), void sendMessage()));
   byId("console-form").addEventListener("submit", (e) => (e.preventDefault(), void runConsole()));
   messageInput.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) (e.preventDefault(), void sendMessage());
+    if (e.key !== "Enter" || e.shiftKey || e.isComposing) return;
+    e.preventDefault();
+    void sendMessage();
   });
   codeInput.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) (e.preventDefault(), void runConsole());
+    if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey)) return;
+    e.preventDefault();
+    void runConsole();
   });
   document.addEventListener("keydown", (e) => e.key === "Escape" && current?.abort());
   stopButton.addEventListener("click", () => current?.abort());
