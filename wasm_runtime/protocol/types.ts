@@ -95,10 +95,11 @@ export interface Environment {
 export type StreamName = "stdout" | "stderr";
 
 // Host → worker, over the MessagePort the frame hands to the host. Every request has an `id`
-// that its reply echoes; `runId` is a one-shot random token for a single execution.
+// that its reply echoes; an `execute` request's `id` is also its run's id, which the run's
+// `stream` and `cell-started` messages carry and an interrupt names.
 export type WorkerRequest =
   | { type: "configure"; id: number; config: KernelConfig }
-  | { type: "execute"; id: number; runId: string; code: string }
+  | { type: "execute"; id: number; code: string }
   | { type: "write-file"; id: number; path: string; data: Uint8Array }
   | { type: "read-file"; id: number; path: string }
   | { type: "list-files"; id: number }
@@ -108,24 +109,31 @@ export type WorkerRequest =
   // warms the interpreter's code for the page's first heavy cell; it stops at the next request.
   | { type: "rehearse"; id: number; exercise: boolean };
 
-// Worker → host.
+// Worker → host: replies to requests (by `id`) and events of a run or of the worker.
 export type WorkerReply =
   | { type: "booted"; isolated: boolean; bootMs: number }
-  | { type: "stream"; runId: string; name: StreamName; text: string }
+  | { type: "stream"; id: number; name: StreamName; text: string }
   // The run's packages are in and its cell begins: from here an interrupt can stop it.
-  | { type: "cell-started"; runId: string }
-  | { type: "result"; id: number; runId: string; result: KernelResult }
+  | { type: "cell-started"; id: number }
+  | { type: "result"; id: number; result: KernelResult }
   | { type: "done"; id: number }
   | { type: "file"; id: number; data: Uint8Array }
   | { type: "files"; id: number; files: FileInfo[] }
   | { type: "environment"; id: number; environment: Environment }
   | { type: "failed"; id: number; error: ErrorInfo }
-  | { type: "fatal"; error: ErrorInfo }
-  | { type: "fetch-runtime"; fetchId: number; file: string };
+  | { type: "fatal"; error: ErrorInfo };
 
-// Host → worker, answering `fetch-runtime`. The opaque frame's HTTP cache is a new partition on
-// every visit, so the worker asks the host page, whose cache persists, for runtime files.
+// Worker → host, the one request the worker makes: a runtime file's bytes. The opaque frame's
+// HTTP cache is a new partition on every visit, so the worker asks the host page, whose cache
+// persists. The host answers with a `RuntimeFileReply` carrying the same `fetchId`.
+export type RuntimeFileRequest = { type: "fetch-runtime"; fetchId: number; file: string };
 export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
+
+/** Everything the worker posts to the host. */
+export type WorkerMessage = WorkerReply | RuntimeFileRequest;
+
+/** Everything the host posts to the worker. */
+export type HostMessage = WorkerRequest | RuntimeFileReply;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
 export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.zip", "pyodide.asm.wasm", "snapshot.bin"];
@@ -133,9 +141,9 @@ export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
-// Host → frame (window.postMessage; the frame checks `event.source === parent`). `run` is the
-// `id` of the execute request to interrupt.
-export type FrameRequest = { type: "interrupt"; run: number };
+// Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
+// run whose `execute` request had this `id`.
+export type FrameRequest = { type: "interrupt"; id: number };
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
 export type FrameReply =

@@ -14,7 +14,7 @@ import {
   type NetworkAttempt,
   type Outcome,
   type PolicyInfo,
-  type WorkerReply,
+  type WorkerMessage,
 } from "./types.js";
 
 type Rec = Record<string, unknown>;
@@ -132,8 +132,8 @@ function parseEnvironment(v: unknown): Environment | null {
   return python !== null && notes ? { python, packages, limits, notes } : null;
 }
 
-/** A worker reply, validated field by field; null for anything malformed or oversized. */
-export function parseWorkerReply(v: unknown): WorkerReply | null {
+/** A message from the worker, validated field by field; null for anything malformed or oversized. */
+export function parseWorkerMessage(v: unknown): WorkerMessage | null {
   if (!isRec(v)) return null;
   const id = int(v.id);
   switch (v.type) {
@@ -142,19 +142,15 @@ export function parseWorkerReply(v: unknown): WorkerReply | null {
       return typeof v.isolated === "boolean" && bootMs !== null ? { type: "booted", isolated: v.isolated, bootMs } : null;
     }
     case "stream": {
-      const runId = shortStr(v.runId);
       const text = str(v.text, LIMITS.maxStreamChunk);
       const name = v.name === "stdout" || v.name === "stderr" ? v.name : null;
-      return runId !== null && text !== null && name ? { type: "stream", runId, name, text } : null;
+      return id !== null && text !== null && name ? { type: "stream", id, name, text } : null;
     }
-    case "cell-started": {
-      const runId = shortStr(v.runId);
-      return runId !== null ? { type: "cell-started", runId } : null;
-    }
+    case "cell-started":
+      return id !== null ? { type: "cell-started", id } : null;
     case "result": {
-      const runId = shortStr(v.runId);
       const result = parseKernelResult(v.result);
-      return id !== null && runId !== null && result ? { type: "result", id, runId, result } : null;
+      return id !== null && result ? { type: "result", id, result } : null;
     }
     case "done":
       return id !== null ? { type: "done", id } : null;

@@ -15,8 +15,8 @@ self.addEventListener("securitypolicyviolation", (event) => {
 const MAY_IMPORT = /\bimport\b/;
 
 export interface RunRequest {
+  /** The `execute` request's id: the run's id in every message about it. */
   id: number;
-  runId: string;
   code: string;
 }
 
@@ -44,8 +44,8 @@ export async function runCell(
     interrupts.end();
     return interruptedBeforeStart();
   }
-  post({ type: "cell-started", runId: request.runId });
-  const onStream = (name: StreamName, text: string) => post({ type: "stream", runId: request.runId, name, text });
+  post({ type: "cell-started", id: request.id });
+  const onStream = (name: StreamName, text: string) => post({ type: "stream", id: request.id, name, text });
   // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
   // package loading in the background runs Python too, and must never take the interrupt.
   const onCell = (running: boolean) => {
@@ -53,7 +53,7 @@ export async function runCell(
   };
   let proxy: PyProxy;
   try {
-    const options = { run_id: request.runId, on_stream: onStream, on_cell: onCell };
+    const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell };
     proxy = (await kernel.run.callKwargs(request.code, options)) as PyProxy;
   } catch (error) {
     // An interrupt in the kernel's own lines around the cell escapes the kernel.

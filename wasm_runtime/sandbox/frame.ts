@@ -30,13 +30,13 @@ worker.postMessage(
 
 addEventListener("message", (event) => {
   if (event.source !== parent) return;
-  if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.run);
+  if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.id);
 });
 
 // The opaque origin means "*" is the only target origin that can reach the parent.
 parent.postMessage({ type: "frame-ready", isolated: crossOriginIsolated }, "*", [channel.port1]);
 
 function isInterrupt(data: unknown): data is FrameRequest {
-  const { type, run } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
-  return type === "interrupt" && Number.isSafeInteger(run) && (run as number) > 0;
+  const { type, id } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
+  return type === "interrupt" && Number.isSafeInteger(id) && (id as number) > 0;
 }

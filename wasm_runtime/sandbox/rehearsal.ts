@@ -41,7 +41,7 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
     for (let round = 0; round < ROUNDS; round++) {
       for (const code of CELLS) {
         if (claimed()) return;
-        await runCell(runtime, kernel, { id: 0, runId: "rehearsal", code }, null, () => undefined);
+        await runCell(runtime, kernel, { id: 0, code }, null, () => undefined);
       }
     }
     if (exercise) await exerciseInterpreter(runtime, claimed);

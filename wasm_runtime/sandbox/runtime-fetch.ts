@@ -2,7 +2,7 @@
 // is a new partition on every visit, so fetching /runtime/ directly would download the whole
 // runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
 // library, lock file and packages with the global `fetch`, so that is where the files are routed.
-import { RUNTIME_FILE_NAME, type RuntimeFileReply, type WorkerReply } from "../protocol/types.js";
+import { RUNTIME_FILE_NAME, type RuntimeFileReply, type RuntimeFileRequest } from "../protocol/types.js";
 
 const MIME: Record<string, string> = {
   ".wasm": "application/wasm",
@@ -36,7 +36,7 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
     new Promise((resolve, reject) => {
       const fetchId = nextId++;
       waiting.set(fetchId, ({ data, error }) => (data ? resolve(data) : reject(new Error(error ?? file))));
-      port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies WorkerReply);
+      port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies RuntimeFileRequest);
     });
 
   const direct = self.fetch.bind(self);

@@ -1,6 +1,6 @@
 // The sandbox worker: boots Pyodide and the kernel, then serves the host's requests in order.
 import type { PyProxy } from "pyodide/ffi";
-import type { Environment, ErrorInfo, RuntimeFileReply, WorkerReply, WorkerRequest } from "../protocol/types.js";
+import type { Environment, ErrorInfo, HostMessage, WorkerMessage, WorkerReply, WorkerRequest } from "../protocol/types.js";
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
@@ -56,7 +56,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
           // likely wants those packages anyway.
           await preloading;
           const result = await runCell(runtime, kernel, request, interrupts, post);
-          return post({ type: "result", id, runId: request.runId, result });
+          return post({ type: "result", id, result });
         }
         case "write-file":
           writeFile(runtime, request.path, request.data);
@@ -76,7 +76,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
     }
   };
   let waiting = 0; // requests queued behind the current one
-  port.addEventListener("message", (event: MessageEvent<WorkerRequest | RuntimeFileReply>) => {
+  port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const request = event.data;
     if (request.type === "runtime-file") return;
     waiting++;
@@ -108,6 +108,6 @@ self.onmessage = (event: MessageEvent<Boot>) => {
   if (event.data?.type !== "boot") return;
   self.onmessage = null;
   start(event.data).catch((error: unknown) => {
-    event.data.port.postMessage({ type: "fatal", error: describeError(error) } satisfies WorkerReply);
+    event.data.port.postMessage({ type: "fatal", error: describeError(error) } satisfies WorkerMessage);
   });
 };

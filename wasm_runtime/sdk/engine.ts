@@ -1,7 +1,7 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
 import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
-import { parseWorkerReply } from "../protocol/validate.js";
+import { parseWorkerMessage } from "../protocol/validate.js";
 import { prefetchBootFiles, runtimeFile } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
@@ -17,12 +17,26 @@ export class EngineDied extends Error {
 type Request = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 type StreamSink = (name: StreamName, text: string) => void;
 
+/** What a run's events go to while it runs. */
+export interface RunListeners {
+  onStream: StreamSink;
+  /** The run has its packages and starts its cell: from here an interrupt can stop it. */
+  onCellStart: () => void;
+}
+
+/** One `execute` on an engine: its id (the request's), its reply, and its interrupt. */
+export interface Run {
+  readonly id: number;
+  /** The `result` (or `failed`) reply; rejects with EngineDied. */
+  readonly reply: Promise<WorkerReply>;
+  /** KeyboardInterrupt in this run's Python, if it is still running (only when isolated). */
+  interrupt(): void;
+}
+
 export class Engine {
   private readonly pending = new Map<number, (reply: WorkerReply | EngineDied) => void>();
-  private readonly streams = new Map<string, StreamSink>();
-  private readonly cellStarts = new Map<string, () => void>();
+  private readonly runs = new Map<number, RunListeners>();
   private nextId = 1;
-  private lastExecuteId = 0;
   private death: EngineDied | null = null;
   /** Called once when the engine dies on its own (fatal error, crashed worker). */
   onDeath: ((error: EngineDied) => void) | null = null;
@@ -84,23 +98,24 @@ export class Engine {
   }
 
   private receive(data: unknown): void {
-    const reply = parseWorkerReply(data);
-    if (!reply || this.death) return; // malformed or late: ignored
-    if (reply.type === "fetch-runtime") {
-      this.sendRuntimeFile(reply.fetchId, reply.file);
-    } else if (reply.type === "booted") {
-      this.bootWaiter?.(reply);
+    const message = parseWorkerMessage(data);
+    if (!message || this.death) return; // malformed or late: ignored
+    if (message.type === "fetch-runtime") {
+      this.sendRuntimeFile(message.fetchId, message.file);
+    } else if (message.type === "booted") {
+      this.bootWaiter?.(message);
       this.bootWaiter = null;
-    } else if (reply.type === "stream") {
-      this.streams.get(reply.runId)?.(reply.name, reply.text);
-    } else if (reply.type === "cell-started") {
-      this.cellStarts.get(reply.runId)?.();
-    } else if (reply.type === "fatal") {
-      this.die(reply.error);
+    } else if (message.type === "stream") {
+      this.runs.get(message.id)?.onStream(message.name, message.text);
+    } else if (message.type === "cell-started") {
+      this.runs.get(message.id)?.onCellStart();
+    } else if (message.type === "fatal") {
+      this.die(message.error);
     } else {
-      const waiter = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
-      waiter?.(reply);
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      this.runs.delete(message.id);
+      waiter?.(message);
     }
   }
 
@@ -112,31 +127,29 @@ export class Engine {
   }
 
   /** Send one request; resolves with its reply, rejects with EngineDied. */
-  call(request: Request, transfer: Transferable[] = []): Promise<WorkerReply> {
-    if (this.death) return Promise.reject(this.death);
+  call(request: Exclude<Request, { type: "execute" }>, transfer: Transferable[] = []): Promise<WorkerReply> {
+    return this.send(this.nextId++, request, transfer);
+  }
+
+  /** Start running `code`; its events go to `listeners` until its reply arrives. */
+  execute(code: string, listeners: RunListeners): Run {
     const id = this.nextId++;
-    if (request.type === "execute") this.lastExecuteId = id;
+    if (!this.death) this.runs.set(id, listeners);
+    const reply = this.send(id, { type: "execute", code });
+    return { id, reply, interrupt: () => this.interrupt(id) };
+  }
+
+  private send(id: number, request: Request, transfer: Transferable[] = []): Promise<WorkerReply> {
+    if (this.death) return Promise.reject(this.death);
     return new Promise((resolve, reject) => {
       this.pending.set(id, (reply) => (reply instanceof EngineDied ? reject(reply) : resolve(reply)));
       this.port.postMessage({ ...request, id }, transfer);
     });
   }
 
-  /** Route a run's streamed output to `sink` until the returned function is called. */
-  stream(runId: string, sink: StreamSink): () => void {
-    this.streams.set(runId, sink);
-    return () => this.streams.delete(runId);
-  }
-
-  /** Call `listener` when run `runId` has its packages and starts its cell, until unsubscribed. */
-  onCellStart(runId: string, listener: () => void): () => void {
-    this.cellStarts.set(runId, listener);
-    return () => this.cellStarts.delete(runId);
-  }
-
-  /** Ask the frame to interrupt the latest run: KeyboardInterrupt in Python (only when isolated). */
-  interrupt(): void {
-    const request: FrameRequest = { type: "interrupt", run: this.lastExecuteId };
+  /** Ask the frame to interrupt run `id`: KeyboardInterrupt in its Python (only when isolated). */
+  private interrupt(id: number): void {
+    const request: FrameRequest = { type: "interrupt", id };
     this.iframe.contentWindow?.postMessage(request, "*");
   }
 
@@ -162,6 +175,6 @@ export class Engine {
     this.bootWaiter?.(death);
     for (const waiter of this.pending.values()) waiter(death);
     this.pending.clear();
-    this.streams.clear();
+    this.runs.clear();
   }
 }

@@ -50,9 +50,8 @@ function within<T>(event: Promise<T>, ms: number, signal?: AbortSignal): Promise
 const isStop = (settled: Settled): settled is Stop => settled === TIMEOUT || settled === ABORTED;
 
 export async function watchRun(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
-  const runId = crypto.randomUUID(); // one-shot: replies for any other run are ignored
   const streamed: Streamed = { stdout: "", stderr: "", truncated: false };
-  const stopStream = engine.stream(runId, (name, text) => {
+  const onStream = (name: StreamName, text: string) => {
     const part = text.slice(0, Math.max(0, options.limits[name] - streamed[name].length));
     streamed.truncated ||= part.length < text.length;
     streamed[name] += part;
@@ -61,59 +60,55 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     } catch {
       // a throwing callback must not end the run
     }
-  });
+  };
   let cellStarted = false;
-  let stopCellWatch = (): void => undefined;
+  let onCellStart = (): void => undefined;
   const cellStart = new Promise<void>((resolve) => {
-    stopCellWatch = engine.onCellStart(runId, () => ((cellStarted = true), resolve()));
+    onCellStart = () => ((cellStarted = true), resolve());
   });
   const codeSha256 = sha256Hex(code);
   const lost = async (outcome: KernelResult["outcome"], name: string, message: string): Promise<Watched> => ({
     result: resultWithoutKernel(outcome, errorInfo(name, message), streamed, await codeSha256),
     engineLost: true,
   });
-  const reply = engine.call({ type: "execute", runId, code }).catch((error: EngineDied) => error);
-  try {
-    let settled = await within(reply, options.timeoutMs, options.signal);
-    const stop = isStop(settled) ? settled : null;
-    const interrupted = stop !== null && engine.isolated;
-    if (interrupted) {
-      engine.interrupt();
-      if (!cellStarted) await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
-      settled = await within(reply, INTERRUPT_GRACE_MS);
-    }
-    if (isStop(settled)) {
-      const how = interrupted ? "did not stop when interrupted" : "was stopped";
-      if (stop === ABORTED) {
-        engine.kill("cancelled");
-        return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; the sandbox was restarted`);
-      }
-      engine.kill("deadline exceeded");
-      return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; the sandbox was restarted`);
-    }
-    if (settled instanceof EngineDied) {
-      return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);
-    }
-    if (settled.type === "result" && settled.runId === runId) {
-      const result = settled.result;
-      result.audit.codeSha256 ||= await codeSha256;
-      if (interrupted && result.outcome === "OUTCOME_CANCELLED" && result.error) {
-        if (stop === TIMEOUT) {
-          result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
-          result.error.message = `interrupted at its ${options.timeoutMs} ms deadline; state is kept`;
-        } else {
-          result.error.message = "cancelled by the caller; state is kept";
-        }
-      }
-      return { result, engineLost: false };
-    }
-    if (settled.type === "failed") {
-      return { result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
-    }
-    engine.kill("protocol violation");
-    return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");
-  } finally {
-    stopStream();
-    stopCellWatch();
+  const run = engine.execute(code, { onStream, onCellStart: () => onCellStart() });
+  const reply = run.reply.catch((error: EngineDied) => error);
+  let settled = await within(reply, options.timeoutMs, options.signal);
+  const stop = isStop(settled) ? settled : null;
+  const interrupted = stop !== null && engine.isolated;
+  if (interrupted) {
+    run.interrupt();
+    if (!cellStarted) await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
+    settled = await within(reply, INTERRUPT_GRACE_MS);
   }
+  if (isStop(settled)) {
+    const how = interrupted ? "did not stop when interrupted" : "was stopped";
+    if (stop === ABORTED) {
+      engine.kill("cancelled");
+      return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; the sandbox was restarted`);
+    }
+    engine.kill("deadline exceeded");
+    return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; the sandbox was restarted`);
+  }
+  if (settled instanceof EngineDied) {
+    return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);
+  }
+  if (settled.type === "result") {
+    const result = settled.result;
+    result.audit.codeSha256 ||= await codeSha256;
+    if (interrupted && result.outcome === "OUTCOME_CANCELLED" && result.error) {
+      if (stop === TIMEOUT) {
+        result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
+        result.error.message = `interrupted at its ${options.timeoutMs} ms deadline; state is kept`;
+      } else {
+        result.error.message = "cancelled by the caller; state is kept";
+      }
+    }
+    return { result, engineLost: false };
+  }
+  if (settled.type === "failed") {
+    return { result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
+  }
+  engine.kill("protocol violation");
+  return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");
 }
