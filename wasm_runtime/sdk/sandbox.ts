@@ -23,7 +23,10 @@ const registry = new Map<string, Sandbox>();
 // Starting (configuring a claimed engine, or booting one) is work too.
 setBusyCheck(() => [...registry.values()].some(({ state }) => state === "busy" || state === "starting"));
 
-export class Sandbox {
+/** Dispatched by a Sandbox whenever `state` changes; `detail.state` is the new state. */
+export type StateChangeEvent = CustomEvent<{ state: SandboxState }>;
+
+export class Sandbox extends EventTarget {
   readonly id = crypto.randomUUID();
   readonly createdAt = Date.now();
   lastUsedAt = this.createdAt;
@@ -35,6 +38,7 @@ export class Sandbox {
   private ready: Promise<void>;
 
   private constructor(private readonly settings: Settings) {
+    super();
     this.ready = this.attachEngine();
   }
 
@@ -109,7 +113,7 @@ export class Sandbox {
       const started = performance.now();
       if (options.signal?.aborted) return cancelledBeforeStart(code);
       for (const file of files) await this.put(engine, file.path, file.data);
-      this.current = "busy";
+      this.setState("busy");
       const { kernel } = this.settings;
       const watched = await watchRun(engine, code, {
         timeoutMs,
@@ -163,10 +167,16 @@ export class Sandbox {
 
   /** Free the worker; a run in progress ends as OUTCOME_CANCELLED. */
   async close(): Promise<void> {
-    this.current = "closed";
+    this.setState("closed");
     registry.delete(this.id);
     this.engine?.kill("the sandbox was closed");
     this.engine = null;
+  }
+
+  private setState(state: SandboxState): void {
+    if (state === this.current) return;
+    this.current = state;
+    this.dispatchEvent(new CustomEvent("statechange", { detail: { state } }));
   }
 
   private isClosed(): boolean {
@@ -188,7 +198,7 @@ export class Sandbox {
       try {
         return await task(this.engine);
       } finally {
-        if (this.current === "busy") this.current = "ready";
+        if (this.current === "busy") this.setState("ready");
       }
     });
     this.queue = run.catch(() => undefined);
@@ -197,7 +207,7 @@ export class Sandbox {
 
   /** Take a booted engine, configure it for this sandbox, and restore the mirrored files. */
   private async attachEngine(): Promise<void> {
-    this.current = this.current === "closed" ? "closed" : "starting";
+    if (this.current !== "closed") this.setState("starting");
     this.engine = null;
     const engine = await claimEngine(FRAME_URL);
     if (this.current === "closed") return engine.kill();
@@ -207,7 +217,7 @@ export class Sandbox {
       if (this.current === "ready") this.ready = this.attachEngine();
     };
     this.engine = engine;
-    this.current = "ready";
+    this.setState("ready");
   }
 }
 

@@ -46,6 +46,17 @@ def console_app(runtime_built: None) -> Iterator[str]:
         yield url
 
 
+WATCH_ACTIVITY_END = """() => {
+  const log = document.querySelector('[role="log"]');
+  window.__activityEnded = false;
+  const observer = new MutationObserver((records) => {
+    const ended = records.some((r) => r.oldValue === "true") && log.getAttribute("aria-busy") === "false";
+    if (ended) { window.__activityEnded = true; observer.disconnect(); }
+  });
+  observer.observe(log, { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true });
+}"""
+
+
 class AppPage:
     """The page as a user drives it, plus what it must never do (dialogs, foreign requests)."""
 
@@ -78,12 +89,14 @@ class AppPage:
 
     @contextmanager
     def finishing(self, timeout_ms: float) -> Iterator[None]:
-        """Wait, after the block, until one more activity (a turn or a console run) has ended."""
-        before = int(self.page.evaluate("Number(document.body.dataset.finished ?? 0)"))
+        """Wait, after the block, until one more activity (a turn or a console run) has ended.
+
+        The conversation log is `aria-busy` while an activity runs; a MutationObserver set up
+        before the block sees it turn back to "false" even when the activity was quick.
+        """
+        self.page.evaluate(WATCH_ACTIVITY_END)
         yield
-        self.page.wait_for_function(
-            f"() => Number(document.body.dataset.finished ?? 0) > {before}", timeout=timeout_ms
-        )
+        self.page.wait_for_function("() => window.__activityEnded === true", timeout=timeout_ms)
 
     def screenshot(self, name: str) -> None:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

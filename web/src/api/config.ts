@@ -1,18 +1,30 @@
 // What the backend says about the model side (GET /api/config).
+import type { StreamingMode } from "wasmbox";
 
 export interface AppConfig {
   models: string[];
   llmConfigured: boolean;
   howToConfigure: string | null;
+  /** Per model, whether the agent streams (WASMBOX_STREAMING on the server); others "auto". */
+  streaming: Record<string, StreamingMode>;
 }
+
+const MODES: readonly string[] = ["auto", "always", "never"];
 
 export async function fetchConfig(): Promise<AppConfig> {
   const response = await fetch("/api/config", { credentials: "same-origin" });
   if (!response.ok) throw new Error(`/api/config answered ${response.status}`);
-  const data = (await response.json()) as Partial<AppConfig>;
+  const data = (await response.json()) as Partial<Record<keyof AppConfig, unknown>>;
+  const streaming: Record<string, StreamingMode> = {};
+  if (data.streaming && typeof data.streaming === "object") {
+    for (const [model, mode] of Object.entries(data.streaming)) {
+      if (typeof mode === "string" && MODES.includes(mode)) streaming[model] = mode as StreamingMode;
+    }
+  }
   return {
     models: Array.isArray(data.models) ? data.models.filter((m): m is string => typeof m === "string") : [],
     llmConfigured: data.llmConfigured === true,
     howToConfigure: typeof data.howToConfigure === "string" ? data.howToConfigure : null,
+    streaming,
   };
 }

@@ -1,7 +1,6 @@
 // The page's one sandbox: started at load, shared by the chat and the console, so variables and
 // files carry over between them and across turns.
-import { Sandbox, type ExecutionResult, type FileInfo, type StartProgress } from "wasmbox";
-import { systemPrompt } from "../agent/prompt.js";
+import { Sandbox, type FileInfo, type StartProgress } from "wasmbox";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
 // Not matplotlib: its first import builds a font cache, seconds of work only plots need.
@@ -20,22 +19,6 @@ export class Session {
     // Data questions nearly always import these: the spare loads them while the user types.
     void Sandbox.warmup({ packages: WARM_PACKAGES });
     return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress }));
-  }
-
-  get state(): string {
-    return this.sandbox.state;
-  }
-
-  execute(
-    code: string,
-    options: { onStdout?: (t: string) => void; onStderr?: (t: string) => void; signal?: AbortSignal },
-  ): Promise<ExecutionResult> {
-    return this.sandbox.execute(code, options);
-  }
-
-  async systemPrompt(): Promise<string> {
-    const [environment, files] = await Promise.all([this.sandbox.environment(), this.sandbox.listFiles()]);
-    return systemPrompt({ environment, files, timeoutMs: RUN_TIMEOUT_MS });
   }
 
   listFiles(): Promise<FileInfo[]> {

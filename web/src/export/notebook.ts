@@ -1,7 +1,6 @@
 // A transcript as a Jupyter notebook (nbformat 4.5): prose as markdown cells, each run as a code
 // cell with its real outputs, so it opens in Jupyter and re-runs there.
-import type { ExecutionResult } from "wasmbox";
-import type { Part, Transcript } from "../agent/transcript.js";
+import type { ExecutionResult, Part, Transcript } from "wasmbox";
 
 type Output = Record<string, unknown>;
 interface Cell {

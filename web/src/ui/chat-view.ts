@@ -1,7 +1,5 @@
 // The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
-import type { ExecutionResult } from "wasmbox";
-import type { AgentEvent } from "../agent/loop.js";
-import type { Turn } from "../agent/transcript.js";
+import type { AgentEvent, ExecutionResult, Turn } from "wasmbox";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { renderMarkdown } from "./markdown.js";
@@ -36,7 +34,13 @@ export class ChatView {
       case "result":
         return this.showResult(event.part.callId, event.part.result);
       case "step-limit":
-        return this.note(`Stopped after ${event.steps} steps without a final answer.`);
+        return this.note(`Stopped after ${event.steps} steps without a final answer.`, "error");
+      case "model":
+        return this.note(`Model: ${event.model} from this message on (was ${event.previous}).`);
+      case "invalid-call":
+        return this.note(`The model's run_python call could not be run: ${event.problem}. It was told so.`, "error");
+      case "notice":
+        return this.note(event.text);
     }
   }
 

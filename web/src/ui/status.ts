@@ -7,6 +7,7 @@ const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 export class StatusBar {
   private timer: number | undefined;
   private startDetail = "";
+  private state = "starting";
 
   constructor(
     private readonly stateElement: HTMLElement,
@@ -15,6 +16,7 @@ export class StatusBar {
   ) {}
 
   showSandbox(state: string): void {
+    this.state = state;
     const detail = state === "starting" && this.startDetail ? ` (${this.startDetail})` : "";
     this.stateElement.textContent = `Sandbox: ${state}${detail}`;
     this.stateElement.dataset.state = state;
@@ -31,6 +33,7 @@ export class StatusBar {
       this.startDetail = phase === "ready" ? "" : "starting Python";
     }
     this.progress.setAttribute("aria-valuetext", this.startDetail || "ready");
+    if (this.state === "starting") this.showSandbox(this.state);
   }
 
   /** Show "label… 1.2 s" until the returned function is called. */

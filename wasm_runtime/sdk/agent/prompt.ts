@@ -1,15 +1,28 @@
 // The system prompt: the environment described truthfully, from the sandbox itself.
-import type { Environment, FileInfo } from "wasmbox";
+import type { Environment, FileInfo } from "../../protocol/types.js";
 
 export interface PromptContext {
   environment: Environment;
   files: FileInfo[];
-  timeoutMs: number;
 }
+
+const INTRO = [
+  "You are a careful data analyst. You can run Python with the `run_python` tool and must use it",
+  "for any computation, data question or plot: never guess a number you could compute.",
+];
+
+const OUTRO = [
+  "When a run fails, read the error, fix the code and run it again. When you answer, explain the",
+  "real output you got; if something could not be computed, say so.",
+];
 
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
 
-export function systemPrompt({ environment, files, timeoutMs }: PromptContext): string {
+/** The prompt; without a context (a sandbox that cannot describe itself) only the rules. */
+export function systemPrompt(context: PromptContext | null): string {
+  if (!context) return [...INTRO, "", ...OUTRO].join("\n");
+  const { environment, files } = context;
+  const timeoutMs = Number(environment.limits.timeoutMs) || 30_000;
   const packages = Object.entries(environment.packages)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, version]) => `${name} ${version}`)
@@ -18,8 +31,7 @@ export function systemPrompt({ environment, files, timeoutMs }: PromptContext): 
     ? list(files.map((f) => `${f.path} (${f.size} bytes)`))
     : "(none yet)";
   return [
-    "You are a careful data analyst. You can run Python with the `run_python` tool and must use it",
-    "for any computation, data question or plot: never guess a number you could compute.",
+    ...INTRO,
     "",
     "The environment:",
     list([
@@ -37,7 +49,6 @@ export function systemPrompt({ environment, files, timeoutMs }: PromptContext): 
     "Known differences from regular CPython:",
     list(environment.notes),
     "",
-    "When a run fails, read the error, fix the code and run it again. When you answer, explain the",
-    "real output you got; if something could not be computed, say so.",
+    ...OUTRO,
   ].join("\n");
 }

@@ -1,5 +1,5 @@
 // What the model is told about a run: compact, capped, and honest about what was lost.
-import type { ExecutionResult } from "wasmbox";
+import type { ExecutionResult } from "../../protocol/types.js";
 
 export const MODEL_TEXT_CAP = 6_000;
 

@@ -1,6 +1,6 @@
 // A conversation as parts, the shape of Gemini's code-execution responses, so it can be shown,
 // exported (JSON, .ipynb) and replayed.
-import type { ExecutionResult, Outcome } from "wasmbox";
+import type { ExecutionResult, Outcome } from "../../protocol/types.js";
 
 export type Part =
   | { kind: "text"; text: string }
@@ -11,6 +11,10 @@ export interface Turn {
   role: "user" | "model";
   parts: Part[];
   at: string;
+  /** The model that wrote a model turn (it can change between messages). */
+  model?: string;
+  /** How a model turn ended. */
+  finish?: "answer" | "step-limit" | "stopped" | "error";
 }
 
 export interface Transcript {

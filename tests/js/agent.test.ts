@@ -1,0 +1,263 @@
+// The agent loop without a browser: a scripted chat function and a recording sandbox.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Agent, type AgentEvent } from "../../wasm_runtime/sdk/agent/agent.js";
+import { ChatError, type ChatDelta } from "../../wasm_runtime/sdk/agent/chat-types.js";
+import { RecordingSandbox, ScriptedChat, text, toolCall } from "./agent-support.js";
+
+async function agentWith(chat: ScriptedChat, options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {}) {
+  const sandbox = new RecordingSandbox();
+  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, system: "be brief", ...options });
+  return { agent, sandbox };
+}
+
+const kinds = (parts: { kind: string }[]): string[] => parts.map((p) => p.kind);
+
+test("a text answer is the turn's one part", async () => {
+  const chat = new ScriptedChat(text("Hel", "lo."));
+  const { agent } = await agentWith(chat);
+  const turn = await agent.ask("hi");
+  assert.deepEqual(turn.parts, [{ kind: "text", text: "Hello." }]);
+  assert.equal(turn.finish, "answer");
+  assert.equal(chat.requests[0]?.stream, true);
+  assert.deepEqual(chat.requests[0]?.messages.slice(0, 2), [
+    { role: "system", content: "be brief" },
+    { role: "user", content: "hi" },
+  ]);
+});
+
+test("a tool call runs, its result goes back as a tool message, then the answer", async () => {
+  const chat = new ScriptedChat(toolCall("print(1)"), text("It printed 1."));
+  const { agent, sandbox } = await agentWith(chat);
+  const events: AgentEvent["type"][] = [];
+  const turn = await agent.ask("go", { onEvent: (e) => events.push(e.type) });
+  assert.deepEqual(sandbox.ran, ["print(1)"]);
+  assert.deepEqual(kinds(turn.parts), ["executable_code", "code_execution_result", "text"]);
+  const sent = chat.requests[1]?.messages ?? [];
+  const assistant = sent[2] as { tool_calls: { id: string }[] };
+  const tool = sent[3] as { role: string; tool_call_id: string; content: string };
+  assert.equal(tool.role, "tool");
+  assert.equal(tool.tool_call_id, assistant.tool_calls[0]?.id);
+  assert.equal(JSON.parse(tool.content).stdout, "ran print(1)\n");
+  assert.deepEqual(events, ["turn", "turn", "code", "output", "result", "text"]);
+});
+
+test("several tool calls in one turn run in order, each answered by its own id", async () => {
+  const both: ChatDelta[] = [...toolCall("a = 1", "call_a", 0).slice(0, 2), ...toolCall("print(a)", "call_b", 1)];
+  const chat = new ScriptedChat(both, text("Done."));
+  const { agent, sandbox } = await agentWith(chat);
+  await agent.ask("two");
+  assert.deepEqual(sandbox.ran, ["a = 1", "print(a)"]);
+  const sent = chat.requests[1]?.messages ?? [];
+  const ids = (sent[2] as { tool_calls: { id: string }[] }).tool_calls.map((c) => c.id);
+  assert.equal(new Set(ids).size, 2);
+  assert.deepEqual(
+    sent.slice(3).map((m) => (m as { tool_call_id: string }).tool_call_id),
+    ids,
+  );
+});
+
+test("the step limit ends a turn that keeps calling tools", async () => {
+  const chat = new ScriptedChat(toolCall("1"), toolCall("2"), toolCall("3"));
+  const { agent, sandbox } = await agentWith(chat, { maxSteps: 2 });
+  const events: AgentEvent[] = [];
+  const turn = await agent.ask("loop", { onEvent: (e) => events.push(e) });
+  assert.equal(turn.finish, "step-limit");
+  assert.deepEqual(sandbox.ran, ["1", "2"]);
+  assert.equal(chat.requests.length, 2);
+  assert.deepEqual(events.at(-1), { type: "step-limit", steps: 2 });
+});
+
+test("a malformed call is not run: the model is told why and the page is shown it", async () => {
+  const bad: ChatDelta[] = [
+    { tool_calls: [{ index: 0, id: "c", function: { name: "run_python", arguments: '{"code": "print(1)' } }] },
+    { finishReason: "tool_calls" },
+  ];
+  const chat = new ScriptedChat(bad, text("Sorry."));
+  const { agent, sandbox } = await agentWith(chat);
+  const problems: string[] = [];
+  await agent.ask("x", { onEvent: (e) => e.type === "invalid-call" && problems.push(e.problem) });
+  assert.deepEqual(sandbox.ran, []);
+  assert.deepEqual(problems, ["its arguments are not valid JSON"]);
+  const tool = chat.requests[1]?.messages[3] as { content: string };
+  assert.equal(JSON.parse(tool.content).outcome, "INVALID_CALL");
+});
+
+test("a fenced-JSON call from a small model runs, and the result comes back as the user", async () => {
+  const call = JSON.stringify({ name: "run_python", arguments: { code: "print(6 * 7)" } });
+  const chat = new ScriptedChat(text("I'll compute it.\n```json\n", call, "\n```"), text("42."));
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("6*7?");
+  assert.deepEqual(sandbox.ran, ["print(6 * 7)"]);
+  const follow = chat.requests[1]?.messages.at(-1) as { role: string; content: string };
+  assert.equal(follow.role, "user");
+  assert.match(follow.content, /^Result of run_python:\n/);
+  assert.equal(turn.finish, "answer");
+});
+
+test("aborting a running call ends ask with the abort and asks the model nothing more", async () => {
+  const chat = new ScriptedChat(toolCall("hang"), text("unreachable"));
+  const { agent } = await agentWith(chat);
+  const controller = new AbortController();
+  const turn = agent.ask("spin", {
+    signal: controller.signal,
+    onEvent: (e) => e.type === "code" && setTimeout(() => controller.abort(), 10),
+  });
+  await assert.rejects(turn, { name: "AbortError" });
+  assert.equal(chat.requests.length, 1);
+  assert.equal(agent.transcript.turns.at(-1)?.finish, "stopped");
+});
+
+test("aborting the model's stream ends ask with the abort", async () => {
+  const slow = async function* (_r: unknown, signal: AbortSignal): AsyncGenerator<ChatDelta> {
+    yield { content: "thinking " };
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    signal.throwIfAborted();
+  };
+  const chat = new ScriptedChat(slow);
+  const { agent } = await agentWith(chat);
+  const controller = new AbortController();
+  const turn = agent.ask("x", { signal: controller.signal, onEvent: (e) => e.type === "text" && controller.abort() });
+  await assert.rejects(turn, { name: "AbortError" });
+});
+
+const emptyStream = async function* (): AsyncGenerator<ChatDelta> {
+  yield* [];
+  throw new ChatError("empty-stream", "the LLM server sent an empty stream");
+};
+
+test("an empty stream with tools is asked again without streaming, and the session remembers", async () => {
+  const chat = new ScriptedChat(emptyStream, toolCall("print(2)"), text("Two."), text("Again."));
+  const { agent, sandbox } = await agentWith(chat);
+  const notices: string[] = [];
+  const turn = await agent.ask("x", { onEvent: (e) => e.type === "notice" && notices.push(e.text) });
+  assert.deepEqual(
+    chat.requests.map((r) => r.stream),
+    [true, false, false],
+  );
+  assert.deepEqual(sandbox.ran, ["print(2)"]);
+  assert.equal(turn.finish, "answer");
+  assert.match(notices[0] ?? "", /without streaming/);
+  assert.equal(agent.streams(), false);
+  await agent.ask("y");
+  assert.equal(chat.requests.at(-1)?.stream, false);
+});
+
+test("the proxy's upstream_malformed answer to a stream also falls back", async () => {
+  const refused = async function* (): AsyncGenerator<ChatDelta> {
+    yield* [];
+    throw new ChatError("http", "the LLM server sent an empty stream", 502, "upstream_malformed");
+  };
+  const chat = new ScriptedChat(refused, text("Fine."));
+  const { agent } = await agentWith(chat);
+  assert.equal((await agent.ask("x")).finish, "answer");
+  assert.deepEqual(
+    chat.requests.map((r) => r.stream),
+    [true, false],
+  );
+});
+
+test("a stream that finished with nothing in it is asked again without streaming", async () => {
+  const chat = new ScriptedChat([{ content: "" }, { finishReason: "stop" }], text("Here."));
+  const { agent } = await agentWith(chat);
+  await agent.ask("x");
+  assert.deepEqual(
+    chat.requests.map((r) => r.stream),
+    [true, false],
+  );
+});
+
+test("an empty reply is an error, never an answer", async () => {
+  const chat = new ScriptedChat([{ content: "  " }, { finishReason: "stop" }]);
+  const { agent } = await agentWith(chat, { streaming: "never" });
+  await assert.rejects(agent.ask("x"), (e: ChatError) => e.type === "empty-reply" && /nothing/.test(e.hint));
+  assert.equal(agent.transcript.turns.at(-1)?.finish, "error");
+});
+
+test('streaming "always" does not fall back, and shows the server\'s failure', async () => {
+  const chat = new ScriptedChat(emptyStream);
+  const { agent } = await agentWith(chat, { streaming: "always" });
+  await assert.rejects(agent.ask("x"), { type: "empty-stream" });
+  assert.equal(chat.requests.length, 1);
+});
+
+test("an HTTP error is not retried", async () => {
+  const refused = async function* (): AsyncGenerator<ChatDelta> {
+    yield* [];
+    throw new ChatError("http", "upstream says no", 401, "unauthorized");
+  };
+  const chat = new ScriptedChat(refused);
+  const { agent } = await agentWith(chat);
+  await assert.rejects(agent.ask("x"), (e: ChatError) => e.status === 401 && /API key/.test(e.hint));
+  assert.equal(chat.requests.length, 1);
+});
+
+test("a model switch takes effect at the next message and is recorded", async () => {
+  const chat = new ScriptedChat(text("one"), text("two"));
+  const { agent } = await agentWith(chat);
+  await agent.ask("first");
+  agent.model = "m2";
+  const events: AgentEvent[] = [];
+  const turn = await agent.ask("second", { onEvent: (e) => events.push(e) });
+  assert.deepEqual(
+    chat.requests.map((r) => r.model),
+    ["m1", "m2"],
+  );
+  assert.equal(turn.model, "m2");
+  assert.deepEqual(
+    agent.transcript.turns.map((t) => t.model ?? null),
+    [null, "m1", null, "m2"],
+  );
+  assert.deepEqual(
+    events.find((e) => e.type === "model"),
+    { type: "model", model: "m2", previous: "m1" },
+  );
+});
+
+test("a bare python block before any run is asked for as a call, once; it is never run", async () => {
+  const block = "Here:\n```python\nprint(3)\n```";
+  const chat = new ScriptedChat(text(block), text(block));
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("x");
+  assert.deepEqual(sandbox.ran, []);
+  assert.equal(chat.requests.length, 2);
+  assert.match((chat.requests[1]?.messages.at(-1) as { content: string }).content, /did not call the run_python tool/);
+  assert.equal(turn.finish, "answer");
+});
+
+test("a python block after a run explains it: it is the answer", async () => {
+  const chat = new ScriptedChat(toolCall("print(1)"), text("I ran:\n```python\nprint(1)\n```"));
+  const { agent, sandbox } = await agentWith(chat);
+  await agent.ask("x");
+  assert.deepEqual(sandbox.ran, ["print(1)"]);
+  assert.equal(chat.requests.length, 2);
+});
+
+test("tool-call ids the server reuses across turns are replaced by unique ones", async () => {
+  const chat = new ScriptedChat(toolCall("1", "0"), toolCall("2", "0"), text("ok"));
+  const { agent } = await agentWith(chat);
+  await agent.ask("x");
+  const ids = (chat.requests[2]?.messages ?? []).flatMap((m) =>
+    m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : m.role === "tool" ? [m.tool_call_id] : [],
+  );
+  assert.equal(ids.length, 4);
+  assert.equal(new Set(ids).size, 2);
+  for (const id of ids) assert.match(id, /^[A-Za-z0-9]{9}$/); // Mistral's templates insist on nine
+});
+
+test("ask refuses a second message while one is answered", async () => {
+  const chat = new ScriptedChat(toolCall("hang"));
+  const { agent } = await agentWith(chat);
+  const controller = new AbortController();
+  const first = agent.ask("a", { signal: controller.signal });
+  await assert.rejects(agent.ask("b"), /already answering/);
+  controller.abort();
+  await assert.rejects(first);
+});
+
+test("Agent.create checks its options", async () => {
+  const sandbox = new RecordingSandbox();
+  await assert.rejects(Agent.create({ sandbox, model: "m", chat: {} as never }), /chat/);
+  await assert.rejects(Agent.create({ sandbox, model: "", chat: { baseUrl: "/api" } }), /model/);
+  await assert.rejects(Agent.create({ sandbox, model: "m", chat: { baseUrl: "/api" }, maxSteps: 0 }), /maxSteps/);
+});

@@ -1,0 +1,289 @@
+// The code-execution agent: ask the model → run its `run_python` calls in the sandbox → send back
+// the results → repeat until it answers in text or the step limit is reached. Every model-side
+// failure ends `ask` with a ChatError (never an empty answer).
+import type { Environment, ExecutionResult, FileInfo } from "../../protocol/types.js";
+import { httpChat, type HttpChatOptions } from "./chat-http.js";
+import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
+import { resultForModel } from "./model-result.js";
+import { recordRun, type RunSandbox } from "./record.js";
+import { systemPrompt } from "./prompt.js";
+import { classifyReply, type ReplyForm } from "./reply-forms.js";
+import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
+import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
+
+export const DEFAULT_MAX_STEPS = 8;
+
+/** What the agent needs of a sandbox (the SDK's `Sandbox` has it all). */
+export interface AgentSandbox extends RunSandbox {  /** With these two the system prompt describes the real environment and files. */
+  environment?(): Promise<Environment>;
+  listFiles?(): Promise<FileInfo[]>;
+}
+
+/** "auto" streams, and falls back to one JSON answer for the session when a server cannot stream tool calls. */
+export type StreamingMode = "auto" | "always" | "never";
+
+export interface AgentCreateOptions {
+  sandbox: AgentSandbox;
+  model: string;
+  /** An OpenAI-compatible server (`{ baseUrl, apiKey? }`, the app's proxy is `{ baseUrl: "/api" }`) or a function. */
+  chat: HttpChatOptions | ChatFn;
+  maxSteps?: number;
+  /** Replaces the system prompt the agent writes from the sandbox's environment. */
+  system?: string;
+  /** One mode, or a mode per model name (others "auto"). */
+  streaming?: StreamingMode | Record<string, StreamingMode>;
+  /** Continue this transcript (its turns are shown, not replayed to the model). */
+  transcript?: Transcript;
+}
+
+export interface AskOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+export type AgentEvent =
+  | { type: "turn"; turn: Turn }
+  | { type: "model"; model: string; previous: string | null }
+  | { type: "text"; text: string }
+  | { type: "code"; part: Extract<Part, { kind: "executable_code" }>; form: ReplyForm }
+  | { type: "output"; callId: string; stream: "stdout" | "stderr"; text: string }
+  | { type: "result"; part: Extract<Part, { kind: "code_execution_result" }> }
+  | { type: "invalid-call"; form: ReplyForm; problem: string }
+  | { type: "notice"; text: string }
+  | { type: "step-limit"; steps: number };
+
+interface ModelReply {
+  content: string;
+  calls: ToolCall[];
+}
+
+const NUDGE =
+  "You wrote Python in a code block but did not call the run_python tool, so nothing ran. " +
+  "To run it, call run_python with that code. If it was only an illustration, answer without running it.";
+
+const isChatError = (e: unknown): e is ChatError =>
+  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
+
+/** A streamed request the server could not answer as a stream (nothing came, or it said so). */
+const streamingUnsupported = (e: unknown): boolean =>
+  isChatError(e) && (e.type === "empty-stream" || (e.type === "http" && e.code === "upstream_malformed"));
+
+export class Agent {
+  readonly transcript: Transcript;
+  /** The conversation as the model sees it; `[0]` is the system prompt. */
+  readonly messages: ChatMessage[] = [{ role: "system", content: "" }];
+  private current: string;
+  private lastAsked: string | null = null;
+  private readonly chat: ChatFn;
+  private readonly noStreaming = new Set<string>();
+  private busy = false;
+  private runs = 0;
+  private calls = 0;
+
+  private constructor(private readonly options: AgentCreateOptions) {
+    this.current = options.model;
+    this.chat = typeof options.chat === "function" ? options.chat : httpChat(options.chat);
+    this.transcript = options.transcript ?? newTranscript(options.model);
+  }
+
+  static async create(options: AgentCreateOptions): Promise<Agent> {
+    if (!options || typeof options.sandbox?.execute !== "function") throw new TypeError("Agent.create needs a sandbox");
+    if (typeof options.chat !== "function" && typeof options.chat?.baseUrl !== "string") {
+      throw new TypeError("Agent.create needs chat: { baseUrl, apiKey? } or a chat function");
+    }
+    const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+    const agent = new Agent({ ...options, maxSteps });
+    agent.model = options.model;
+    return agent;
+  }
+
+  /** The model the next `ask` uses; a change shows in the transcript's next model turn. */
+  get model(): string {
+    return this.current;
+  }
+
+  set model(model: string) {
+    if (typeof model !== "string" || !model.trim()) throw new TypeError("model must be a non-empty string");
+    this.current = model;
+  }
+
+  /** Whether the next request to `model` streams. */
+  streams(model = this.current): boolean {
+    const mode = this.modeFor(model);
+    return mode === "always" || (mode === "auto" && !this.noStreaming.has(model));
+  }
+
+  /** One user message, answered with as many runs as the model needs; resolves with the model turn. */
+  async ask(text: string, options: AskOptions = {}): Promise<Turn> {
+    if (typeof text !== "string" || !text.trim()) throw new TypeError("ask needs the message text");
+    if (this.busy) throw new Error("the agent is already answering a message");
+    this.busy = true;
+    const signal = options.signal ?? new AbortController().signal;
+    const emit = (event: AgentEvent): void => {
+      try {
+        options.onEvent?.(event);
+      } catch {
+        // a throwing handler must not break the loop
+      }
+    };
+    try {
+      return await this.answer(text, signal, emit);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async answer(text: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<Turn> {
+    this.messages[0] = { role: "system", content: await this.systemPrompt() };
+    this.messages.push({ role: "user", content: text });
+    const userTurn = startTurn(this.transcript, "user");
+    userTurn.parts.push({ kind: "text", text });
+    emit({ type: "turn", turn: userTurn });
+    const model = this.current;
+    const turn = startTurn(this.transcript, "model");
+    turn.model = model;
+    emit({ type: "turn", turn });
+    if (this.lastAsked !== null && this.lastAsked !== model) emit({ type: "model", model, previous: this.lastAsked });
+    this.lastAsked = model;
+    try {
+      turn.finish = await this.steps(turn, model, signal, emit);
+      return turn;
+    } catch (error) {
+      turn.finish = signal.aborted ? "stopped" : "error";
+      throw error;
+    }
+  }
+
+  private async steps(turn: Turn, model: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<Turn["finish"]> {
+    const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+    let ran = false;
+    let nudged = false;
+    for (let step = 1; step <= maxSteps; step += 1) {
+      const reply = await this.reply(turn, model, signal, emit);
+      const { form, calls } = classifyReply(reply.content, reply.calls);
+      if (form === "tool_calls") {
+        const ids = reply.calls.map(() => `call${String(++this.calls).padStart(5, "0")}`);
+        // Our own ids: some servers reuse theirs across turns, or send none.
+        const toolCalls = reply.calls.map((call, i) => ({ ...call, id: ids[i] as string }));
+        this.messages.push({ role: "assistant", content: reply.content || null, tool_calls: toolCalls });
+        for (const [i, call] of calls.entries()) {
+          const content = await this.runOrRefuse(turn, call, form, signal, emit);
+          this.messages.push({ role: "tool", tool_call_id: ids[i] as string, content });
+        }
+        ran = true;
+        continue;
+      }
+      this.messages.push({ role: "assistant", content: reply.content });
+      if (form === "none") return "answer";
+      if (form === "bare-python") {
+        // Code shown after runs explains them; before any run it is asked for as a call, once.
+        if (ran || nudged) return "answer";
+        nudged = true;
+        emit({ type: "notice", text: "The model wrote code without running it; asking it to run it with the tool." });
+        this.messages.push({ role: "user", content: NUDGE });
+        continue;
+      }
+      // A call written as text: run it and answer as the user, since there is no tool-call id.
+      const results: string[] = [];
+      for (const call of calls) results.push(`Result of run_python:\n${await this.runOrRefuse(turn, call, form, signal, emit)}`);
+      this.messages.push({ role: "user", content: results.join("\n\n") });
+      ran = true;
+    }
+    emit({ type: "step-limit", steps: maxSteps });
+    return "step-limit";
+  }
+
+  /** The model's reply; streamed unless this server cannot stream tool calls. Never empty. */
+  private async reply(turn: Turn, model: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<ModelReply> {
+    const mode = this.modeFor(model);
+    if (this.streams(model)) {
+      let reply: ModelReply | null = null;
+      try {
+        reply = await this.request(turn, model, true, signal, emit);
+      } catch (error) {
+        if (mode === "always" || !streamingUnsupported(error)) throw error;
+      }
+      if (reply && (mode === "always" || !isEmpty(reply))) return nonEmpty(reply);
+      this.noStreaming.add(model);
+      emit({
+        type: "notice",
+        text: `${model} sent nothing back for a streamed request with tools; asking again without streaming (the reply comes all at once).`,
+      });
+    }
+    return nonEmpty(await this.request(turn, model, false, signal, emit));
+  }
+
+  private async request(
+    turn: Turn,
+    model: string,
+    stream: boolean,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<ModelReply> {
+    const calls = new ToolCallAssembler();
+    let content = "";
+    const request = { model, messages: this.messages, tools: [RUN_PYTHON_TOOL], tool_choice: "auto" as const, stream };
+    for await (const delta of this.chat(request, signal)) {
+      if (delta.content) {
+        content += delta.content;
+        appendText(turn, delta.content);
+        emit({ type: "text", text: delta.content });
+      }
+      if (delta.tool_calls?.length) calls.add(delta.tool_calls);
+    }
+    signal.throwIfAborted();
+    return { content, calls: calls.done() };
+  }
+
+  private async runOrRefuse(
+    turn: Turn,
+    call: CodeOrProblem,
+    form: ReplyForm,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<string> {
+    if ("problem" in call) {
+      emit({ type: "invalid-call", form, problem: call.problem });
+      return JSON.stringify({ outcome: "INVALID_CALL", error: `The run_python call could not be run: ${call.problem}.` });
+    }
+    return resultForModel(await this.run(turn, call.code, form, signal, emit));
+  }
+
+  private async run(
+    turn: Turn,
+    code: string,
+    form: ReplyForm,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<ExecutionResult> {
+    const result = await recordRun(this.options.sandbox, turn, code, `run_${++this.runs}`, signal, {
+      onCode: (part) => emit({ type: "code", part, form }),
+      onOutput: (callId, stream, text) => emit({ type: "output", callId, stream, text }),
+      onResult: (part) => emit({ type: "result", part }),
+    });
+    signal.throwIfAborted();
+    return result;
+  }
+
+  private modeFor(model: string): StreamingMode {
+    const { streaming } = this.options;
+    if (typeof streaming === "string") return streaming;
+    return streaming?.[model] ?? "auto";
+  }
+
+  private async systemPrompt(): Promise<string> {
+    if (this.options.system !== undefined) return this.options.system;
+    const { sandbox } = this.options;
+    if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null);
+    const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles()]);
+    return systemPrompt({ environment, files });
+  }
+}
+
+const isEmpty = (reply: ModelReply): boolean => !reply.content.trim() && reply.calls.length === 0;
+
+function nonEmpty(reply: ModelReply): ModelReply {
+  if (isEmpty(reply)) throw new ChatError("empty-reply", "the model's reply was empty: no text and no tool call");
+  return reply;
+}

@@ -1,0 +1,43 @@
+// Run code and record it as two parts of a turn (the code, then its result), reporting each step.
+// The agent's runs and the app's console runs both go through here.
+import type { ExecutionResult } from "../../protocol/types.js";
+import { outputText } from "./model-result.js";
+import type { Part, Turn } from "./transcript.js";
+
+export type CodePart = Extract<Part, { kind: "executable_code" }>;
+export type ResultPart = Extract<Part, { kind: "code_execution_result" }>;
+
+export interface RunSandbox {
+  execute(
+    code: string,
+    options: { onStdout?: (text: string) => void; onStderr?: (text: string) => void; signal?: AbortSignal },
+  ): Promise<ExecutionResult>;
+}
+
+export interface RecordHooks {
+  onCode?: (part: CodePart) => void;
+  onOutput?: (callId: string, stream: "stdout" | "stderr", text: string) => void;
+  onResult?: (part: ResultPart) => void;
+}
+
+export async function recordRun(
+  sandbox: RunSandbox,
+  turn: Turn,
+  code: string,
+  callId: string,
+  signal: AbortSignal,
+  hooks: RecordHooks = {},
+): Promise<ExecutionResult> {
+  const codePart: CodePart = { kind: "executable_code", callId, language: "python", code };
+  turn.parts.push(codePart);
+  hooks.onCode?.(codePart);
+  const result = await sandbox.execute(code, {
+    signal,
+    onStdout: (text) => hooks.onOutput?.(callId, "stdout", text),
+    onStderr: (text) => hooks.onOutput?.(callId, "stderr", text),
+  });
+  const resultPart: ResultPart = { kind: "code_execution_result", callId, outcome: result.outcome, output: outputText(result), result };
+  turn.parts.push(resultPart);
+  hooks.onResult?.(resultPart);
+  return result;
+}

@@ -1,0 +1,105 @@
+// How a model asked to run code, in the forms real models use: OpenAI `tool_calls`, or the call
+// written as text by models (and servers) without function calling. Text that only shows code is
+// told apart from a call: see docs/agent.md for the rules.
+import type { ToolCall } from "./chat-types.js";
+import { TOOL_NAME, codeIn, codeOf, leadingJsonObject, parseArguments, type CodeOrProblem } from "./tool-calls.js";
+
+export type ReplyForm = "tool_calls" | "fenced-json" | "hermes" | "functions-prefix" | "bare-python" | "none";
+
+export interface ClassifiedReply {
+  form: ReplyForm;
+  /** One entry per call, in order; empty for "none". For "bare-python", the block's code. */
+  calls: CodeOrProblem[];
+}
+
+/** The form of a model's reply and the code of each call in it. */
+export function classifyReply(content: string, toolCalls: ToolCall[] = []): ClassifiedReply {
+  if (toolCalls.length) return { form: "tool_calls", calls: toolCalls.map(codeOf) };
+  for (const [form, find] of TEXT_FORMS) {
+    const calls = find(content);
+    if (calls.length) return { form, calls };
+  }
+  return { form: "none", calls: [] };
+}
+
+type Finder = (text: string) => CodeOrProblem[];
+
+// Hermes/Qwen: `<tool_call>{"name": "run_python", "arguments": {...}}</tool_call>`; the closing
+// tag may be missing when the reply was cut at a stop token.
+const HERMES = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
+
+const hermes: Finder = (text) =>
+  [...text.matchAll(HERMES)].map(([, body = ""]) => {
+    const parsed = leadingJsonObject(body);
+    if (!parsed) return { problem: "the text inside <tool_call> is not valid JSON" };
+    return namedCall(parsed.value) ?? { problem: "the <tool_call> names no tool" };
+  });
+
+// llama-cpp-python's chatml-function-calling format: `functions.run_python:` at the start of a
+// line, then JSON arguments or the code itself (fenced or not).
+const PREFIX = new RegExp(`(?:^|\\n)[ \\t]*functions\\.${TOOL_NAME}[ \\t]*:?[ \\t]*`);
+
+const functionsPrefix: Finder = (text) => {
+  const match = PREFIX.exec(text);
+  if (!match) return [];
+  const rest = text.slice(match.index + match[0].length).trim();
+  const fenced = /^```[\w-]*[ \t]*\n([\s\S]*?)(?:\n?```|$)/.exec(rest);
+  const body = fenced ? (fenced[1] ?? "") : rest;
+  if (body.trimStart().startsWith("{")) {
+    const parsed = leadingJsonObject(body);
+    if (parsed) return [namedCall(parsed.value) ?? codeIn(parsed.value) ?? { problem: "its `code` argument is missing or empty" }];
+    if (!fenced) return [{ problem: "the arguments after functions.run_python: are not valid JSON" }];
+  }
+  return [codeIn(body) ?? { problem: "there is no code after functions.run_python:" }];
+};
+
+// A JSON object (or list of them) naming run_python, in a ``` fence or as the whole reply.
+const FENCE = /```(?:json|tool_call|tool|)[ \t]*\n([\s\S]*?)\n?```/g;
+
+const fencedJson: Finder = (text) => {
+  const bodies = [...text.matchAll(FENCE)].map(([, body = ""]) => body);
+  const whole = text.trim();
+  if (whole.startsWith("{") || whole.startsWith("[")) bodies.push(whole);
+  for (const body of bodies) {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      continue;
+    }
+    const calls = (Array.isArray(value) ? value : [value]).map(namedCall).filter((c) => c !== null);
+    if (calls.length) return calls;
+  }
+  return [];
+};
+
+// A ```python block and no call: shown code, which the loop does not run (docs/agent.md).
+const PYTHON_BLOCK = /```(?:python3?|py)[ \t]*\n([\s\S]*?)```/;
+
+const barePython: Finder = (text) => {
+  const code = PYTHON_BLOCK.exec(text)?.[1];
+  return code?.trim() ? [{ code }] : [];
+};
+
+const TEXT_FORMS: [ReplyForm, Finder][] = [
+  ["hermes", hermes],
+  ["functions-prefix", functionsPrefix],
+  ["fenced-json", fencedJson],
+  ["bare-python", barePython],
+];
+
+/**
+ * A call object in the shapes models write (`{name, arguments}`, `{tool, parameters}`,
+ * `{function: {name, arguments}}`, `{function_call: ...}`); null when it names no tool at all.
+ */
+function namedCall(value: unknown): CodeOrProblem | null {
+  if (typeof value !== "object" || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const inner = (v.function_call ?? (typeof v.function === "object" ? v.function : null)) as Record<string, unknown> | null;
+  const name = v.name ?? v.tool ?? (typeof v.function === "string" ? v.function : undefined) ?? inner?.name;
+  if (typeof name !== "string") return null;
+  if (name !== TOOL_NAME) return { problem: `there is no tool named ${JSON.stringify(name)}` };
+  let args = v.arguments ?? v.parameters ?? v.args ?? inner?.arguments ?? inner?.parameters ?? v;
+  if (typeof args === "string") args = parseArguments(args) ?? args;
+  return codeIn(args) ?? { problem: "its `code` argument is missing or empty" };
+}
