@@ -1,4 +1,4 @@
-"""The browser the tests and benchmarks drive is launched as `tests/support/browser.py` says."""
+"""The browser the tests and benchmarks drive is launched as `wasmbox.browser` says."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_our_feature_list_keeps_playwrights(browser: Browser) -> None:
     *earlier, last = disabled_features(browser)
     missing = set().union(*earlier) - last
     assert not missing, (
-        f"add to PLAYWRIGHT_DISABLED_FEATURES in tests/support/browser.py: {missing}"
+        f"add to PLAYWRIGHT_DISABLED_FEATURES in wasm_runtime/client/wasmbox/browser.py: {missing}"
     )
     assert set(BROWSER_UI_FEATURES) <= last
 

@@ -1,0 +1,22 @@
+// The recorded results in tests/fixtures/execution-results/ are what the SDK returns: the TS parser
+// keeps every field of each (and the Python client's pydantic model reads the same files).
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { test } from "node:test";
+import { parseKernelResult } from "../../wasm_runtime/protocol/validate.js";
+
+const DIR = new URL("../fixtures/execution-results/", import.meta.url);
+const names = readdirSync(DIR).filter((n) => n.endsWith(".json"));
+
+test("there are fixtures to check", () => assert.ok(names.length >= 5));
+
+for (const name of names) {
+  test(`${name} parses to itself`, () => {
+    const fixture = JSON.parse(readFileSync(new URL(name, DIR), "utf8")) as Record<string, unknown>;
+    const { durationMs, stateLost, validation, ...kernel } = fixture;
+    assert.equal(typeof durationMs, "number");
+    assert.equal(typeof stateLost, "boolean");
+    assert.ok(validation === undefined || typeof validation === "object");
+    assert.deepEqual(parseKernelResult(kernel), kernel);
+  });
+}

@@ -1,0 +1,105 @@
+"""`Host`: one headless browser page running the real SDK, served by the loopback server.
+
+Several sandboxes can share one host (they share its warm spare); a `Sandbox` made without one
+starts and owns its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from playwright.async_api import Browser, Error, Page, Playwright, async_playwright
+
+from wasmbox.browser import BrowserName, launch_args
+from wasmbox.errors import SandboxError
+from wasmbox.server import HOST_PAGE, LoopbackServer, client_app, client_settings
+
+StreamSink = Callable[[str, str], None]
+# Booting on a busy 2-core machine can take tens of seconds; runs keep their own deadlines.
+PAGE_TIMEOUT_MS = 120_000
+
+
+class Host:
+    """A loopback server, a browser and one page with `window.wasmboxHost` from page/host.js."""
+
+    def __init__(
+        self, server: LoopbackServer, playwright: Playwright, browser: Browser, page: Page
+    ) -> None:
+        self.server = server
+        self._playwright = playwright
+        self._browser = browser
+        self.page = page
+        self._sinks: dict[int, StreamSink] = {}
+        self._tokens = itertools.count(1)
+        self._closed = False
+
+    @classmethod
+    async def start(cls, *, browser: BrowserName = "chromium", isolated: bool = True) -> Host:
+        """Serve the runtime, launch `browser` headless and open the host page."""
+        server = LoopbackServer(client_app(client_settings(isolated)))
+        await asyncio.to_thread(server.start)
+        playwright = await async_playwright().start()
+        try:
+            engine = getattr(playwright, browser)
+            own = playwright.chromium.executable_path if browser == "chromium" else None
+            launched = await engine.launch(**launch_args(browser, own))
+            context = await launched.new_context()
+            context.set_default_timeout(PAGE_TIMEOUT_MS)
+            page = await context.new_page()
+            host = cls(server, playwright, launched, page)
+            await page.expose_function("wasmboxStream", host._stream)
+            await page.goto(server.url + HOST_PAGE)
+            await page.wait_for_function("window.wasmboxReady === true")
+        except BaseException:
+            await playwright.stop()
+            server.stop()
+            raise
+        return host
+
+    async def call(self, method: str, *args: Any) -> Any:
+        """`window.wasmboxHost[method](...args)`; a JS error becomes a SandboxError."""
+        if self._closed:
+            raise SandboxError("the wasmbox host is closed")
+        try:
+            return await self.page.evaluate(
+                "([m, args]) => window.wasmboxHost[m](...args)", [method, list(args)]
+            )
+        except Error as exc:
+            raise SandboxError(js_message(exc.message)) from None
+
+    def stream_token(self, sink: StreamSink) -> int:
+        token = next(self._tokens)
+        self._sinks[token] = sink
+        return token
+
+    def drop_stream(self, token: int) -> None:
+        self._sinks.pop(token, None)
+
+    def _stream(self, token: int, name: str, text: str) -> None:
+        if sink := self._sinks.get(token):
+            sink(name, text)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._browser.close()
+        finally:
+            await self._playwright.stop()
+            await asyncio.to_thread(self.server.stop)
+
+    async def __aenter__(self) -> Host:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def js_message(message: str) -> str:
+    """The thrown error's own message, without Playwright's call log and stack."""
+    first = message.strip().splitlines()[0] if message.strip() else "the browser call failed"
+    return first.removeprefix("Error: ").removeprefix("page.evaluate: ").removeprefix("Error: ")

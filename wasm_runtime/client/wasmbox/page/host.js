@@ -1,0 +1,45 @@
+// The Python client's side of the page: the real SDK, with bytes crossing as base64 strings
+// (Playwright carries JSON) and streamed output handed to the binding the client exposes.
+import { Sandbox } from "/sdk/wasmbox.js";
+
+const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+function toBase64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function sandbox(id) {
+  const found = Sandbox.get(id);
+  if (!found) throw new Error(`no open sandbox with id ${id}`);
+  return found;
+}
+
+const stream = (token, name) => (text) => window.wasmboxStream(token, name, text);
+
+window.wasmboxHost = {
+  async create(options) {
+    return (await Sandbox.create(options)).id;
+  },
+  async resume(id) {
+    if (typeof Sandbox.resume !== "function") throw new Error("this SDK has no persisted sessions (Sandbox.resume)");
+    return (await Sandbox.resume(id)).id;
+  },
+  execute(id, code, { files = [], token = null, ...options }) {
+    return sandbox(id).execute(code, {
+      ...options,
+      files: files.map(({ path, data }) => ({ path, data: fromBase64(data) })),
+      onStdout: token === null ? undefined : stream(token, "stdout"),
+      onStderr: token === null ? undefined : stream(token, "stderr"),
+    });
+  },
+  writeFile: (id, path, data) => sandbox(id).writeFile(path, fromBase64(data)),
+  readFile: async (id, path) => toBase64(await sandbox(id).readFile(path)),
+  listFiles: (id) => sandbox(id).listFiles(),
+  environment: (id) => sandbox(id).environment(),
+  close: (id) => Sandbox.get(id)?.close(),
+  list: () => Sandbox.list(),
+};
+Sandbox.warmup();
+window.wasmboxReady = true;

@@ -1,0 +1,111 @@
+"""`ExecutionResult` and its parts as pydantic models, mirroring wasm_runtime/protocol/types.ts.
+
+Fields are snake_case in Python and camelCase on the wire, as the SDK returns them. Unknown fields
+are refused, so a field added on one side only fails the shared fixtures' tests
+(tests/fixtures/execution-results/) instead of vanishing silently.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+Outcome = Literal[
+    "OUTCOME_OK",
+    "OUTCOME_FAILED",
+    "OUTCOME_DEADLINE_EXCEEDED",
+    "OUTCOME_MEMORY_EXCEEDED",
+    "OUTCOME_POLICY_VIOLATION",
+    "OUTCOME_CANCELLED",
+]
+
+
+class WireModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    def wire(self) -> dict[str, object]:
+        """The camelCase JSON object the SDK would have produced."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class Display(WireModel):
+    mime: str
+    data: str
+
+
+class FileInfo(WireModel):
+    path: str
+    size: int
+    mime: str
+
+
+class ErrorInfo(WireModel):
+    name: str
+    message: str
+    traceback: str
+
+
+class NetworkAttempt(WireModel):
+    kind: str
+    target: str
+
+
+class Audit(WireModel):
+    code_sha256: str
+    files_read: list[str]
+    files_written: list[str]
+    network_attempts: list[NetworkAttempt]
+    imported_modules: list[str]
+    peak_memory_bytes: int | None
+
+
+class PolicyInfo(WireModel):
+    rule: str
+    line: int | None
+    message: str
+
+
+class Validation(WireModel):
+    ok: bool
+    errors: list[str]
+
+
+class ExecutionResult(WireModel):
+    """What `Sandbox.execute` returns for anything the code does (DESIGN.md)."""
+
+    outcome: Outcome
+    stdout: str
+    stderr: str
+    truncated: bool
+    value: dict[str, str] | None
+    displays: list[Display]
+    files: list[FileInfo]
+    error: ErrorInfo | None
+    audit: Audit
+    policy: PolicyInfo | None
+    duration_ms: float
+    state_lost: bool
+    validation: Validation | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "OUTCOME_OK"
+
+    @property
+    def text(self) -> str | None:
+        """The value's plain-text form, when the last line was an expression."""
+        return None if self.value is None else self.value.get("text/plain")
+
+    def images(self) -> list[Display]:
+        return [d for d in self.displays if d.mime.startswith("image/")]
+
+
+class Environment(WireModel):
+    python: str
+    packages: dict[str, str]
+    limits: dict[str, object]
+    notes: list[str]

@@ -1,0 +1,159 @@
+"""`Sandbox`: the JS SDK's Sandbox, driven from Python (async)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from wasmbox.browser import BrowserName
+from wasmbox.errors import SandboxError
+from wasmbox.host import Host
+from wasmbox.results import Environment, ExecutionResult, FileInfo
+
+Policy = Literal["default", "off"] | dict[str, Any]
+FileData = bytes | str
+OnText = Callable[[str], None]
+
+
+def encode(data: FileData) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    if not isinstance(raw, bytes | bytearray | memoryview):
+        raise TypeError(f"file data must be bytes or str, not {type(data).__name__}")
+    return base64.b64encode(bytes(raw)).decode("ascii")
+
+
+def milliseconds(seconds: float, what: str) -> float:
+    if not seconds > 0:
+        raise ValueError(f"{what} must be a positive number of seconds, got {seconds!r}")
+    return seconds * 1000
+
+
+class Sandbox:
+    """A Python session in the browser's sandbox; state lasts across `execute` calls.
+
+    ```python
+    async with await wasmbox.Sandbox.create(timeout=30) as sb:
+        r = await sb.execute("import pandas as pd; pd.__version__")
+    ```
+    """
+
+    def __init__(self, host: Host, sandbox_id: str, *, owns_host: bool) -> None:
+        self.host = host
+        self.id = sandbox_id
+        self._owns_host = owns_host
+        self.closed = False
+
+    @classmethod
+    async def create(
+        cls,
+        *,
+        timeout: float = 30,  # noqa: ASYNC109 (the sandbox's deadline per run, not this call's)
+        packages: list[str] | None = None,
+        policy: Policy = "default",
+        allow_install: bool = False,
+        persist: bool | dict[str, Any] | None = None,
+        host: Host | None = None,
+        browser: BrowserName = "chromium",
+    ) -> Sandbox:
+        """A ready sandbox. Without `host` it starts its own browser (closed with the sandbox).
+
+        `timeout` is each run's default deadline in seconds; `persist` asks the SDK to keep the
+        session (`Sandbox.create({persist})`), which only an SDK with persisted sessions accepts.
+        """
+        options: dict[str, Any] = {
+            "timeoutMs": milliseconds(timeout, "timeout"),
+            "packages": list(packages or []),
+            "policy": policy,
+            "allowInstall": allow_install,
+        }
+        if persist is not None:
+            options["persist"] = persist
+        return await cls._open(host, browser, "create", options)
+
+    @classmethod
+    async def resume(
+        cls, sandbox_id: str, *, host: Host | None = None, browser: BrowserName = "chromium"
+    ) -> Sandbox:
+        """A persisted session again (`Sandbox.resume(id)` in the SDK)."""
+        return await cls._open(host, browser, "resume", sandbox_id)
+
+    @classmethod
+    async def _open(cls, host: Host | None, browser: BrowserName, method: str, arg: Any) -> Sandbox:
+        owns = host is None
+        used = host or await Host.start(browser=browser)
+        try:
+            sandbox_id: str = await used.call(method, arg)
+        except BaseException:
+            if owns:
+                await used.close()
+            raise
+        return cls(used, sandbox_id, owns_host=owns)
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (the run's deadline, kept by the SDK)
+        files: Mapping[str, FileData] | None = None,
+        on_stdout: OnText | None = None,
+        on_stderr: OnText | None = None,
+    ) -> ExecutionResult:
+        """Run `code`; returns the result for anything the code does (it never raises for it)."""
+        if not isinstance(code, str):
+            raise TypeError("code must be a str")
+        options: dict[str, Any] = {
+            "files": [{"path": p, "data": encode(d)} for p, d in (files or {}).items()]
+        }
+        if timeout is not None:
+            options["timeoutMs"] = milliseconds(timeout, "timeout")
+        token = None
+        if on_stdout or on_stderr:
+            sinks = {"stdout": on_stdout, "stderr": on_stderr}
+
+            def sink(name: str, text: str) -> None:
+                if callback := sinks.get(name):
+                    callback(text)
+
+            token = self.host.stream_token(sink)
+        options["token"] = token
+        try:
+            raw = await self._call("execute", code, options)
+        finally:
+            if token is not None:
+                self.host.drop_stream(token)
+        return ExecutionResult.model_validate(raw)
+
+    async def write_file(self, path: str, data: FileData) -> None:
+        await self._call("writeFile", path, encode(data))
+
+    async def read_file(self, path: str) -> bytes:
+        return base64.b64decode(await self._call("readFile", path))
+
+    async def list_files(self) -> list[FileInfo]:
+        return [FileInfo.model_validate(f) for f in await self._call("listFiles")]
+
+    async def environment(self) -> Environment:
+        return Environment.model_validate(await self._call("environment"))
+
+    async def close(self) -> None:
+        """Free the sandbox (and its browser, when it started one)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            await self.host.call("close", self.id)
+        finally:
+            if self._owns_host:
+                await self.host.close()
+
+    async def _call(self, method: str, *args: Any) -> Any:
+        if self.closed:
+            raise SandboxError("the sandbox is closed")
+        return await self.host.call(method, self.id, *args)
+
+    async def __aenter__(self) -> Sandbox:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
