@@ -20,4 +20,6 @@ export default tseslint.config(
     files: ["tests/browser/pages/**/*.js"],
     languageOptions: { globals: { ...globals.browser, ...globals.worker, crossOriginIsolated: "readonly" } },
   },
+  // The page the Python client drives in its headless browser.
+  { files: ["wasm_runtime/client/**/*.js"], languageOptions: { globals: globals.browser } },
 );
