@@ -2,11 +2,13 @@
 // (Playwright carries JSON) and streamed output handed to the binding the client exposes.
 import { Sandbox } from "/sdk/wasmbox.js";
 
-const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+const fromBase64 = (text) =>
+  Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 function toBase64(bytes) {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
 
@@ -16,14 +18,16 @@ function sandbox(id) {
   return found;
 }
 
-const stream = (token, name) => (text) => window.wasmboxStream(token, name, text);
+const stream = (token, name) => (text) =>
+  window.wasmboxStream(token, name, text);
 
 window.wasmboxHost = {
   async create(options) {
     return (await Sandbox.create(options)).id;
   },
   async resume(id) {
-    if (typeof Sandbox.resume !== "function") throw new Error("this SDK has no persisted sessions (Sandbox.resume)");
+    if (typeof Sandbox.resume !== "function")
+      throw new Error("this SDK has no persisted sessions (Sandbox.resume)");
     return (await Sandbox.resume(id)).id;
   },
   execute(id, code, { files = [], token = null, ...options }) {
