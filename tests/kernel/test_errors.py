@@ -123,3 +123,14 @@ def test_wasm32_size_limit_names_the_memory_limit(run, kernel):
     code = "raise OverflowError(\"cannot fit 'int' into an index-sized integer\")"
     message = run(kernel, code)["error"]["message"]
     assert "32-bit WebAssembly" in message and "index-sized integer" in message
+
+
+def test_a_deep_traceback_keeps_its_innermost_frames_and_counts_the_rest(run, kernel):
+    code = "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return f(n + 1)\nf(0)"
+    error = run(kernel, code)["error"]
+    assert error["name"] == "RecursionError"
+    lines = error["traceback"].splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    omitted = int(lines[1].strip().removeprefix("[").split()[0])
+    assert omitted > 4000 and lines[1].endswith("outer frames omitted]")
+    assert error["traceback"].count('File "<cell-1>"') <= 200

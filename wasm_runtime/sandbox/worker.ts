@@ -4,6 +4,7 @@ import type { Environment, ErrorInfo, HostMessage, WorkerMessage, WorkerReply, W
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
+import { onFatal } from "./fatal.js";
 import { rehearse } from "./rehearsal.js";
 import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -29,6 +30,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
   const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port));
+  onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
