@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 from typing import TypedDict
 
-from .options import KernelOptions
+from .options import C_STACK_DEPTH_NOTE, KernelOptions
 from .policy import Policy
 
 
@@ -56,8 +56,11 @@ def notes(options: KernelOptions) -> list[str]:
         "pandas (tz='Europe/Paris'), pytz and dateutil.tz carry their own zone data.",
         "time.sleep() blocks the whole sandbox and counts against the time limit; "
         "top-level `await asyncio.sleep(...)` works.",
-        f"Recursion is limited to {options.recursion_limit} nested calls "
-        "(the WebAssembly stack is small); prefer loops for deep recursion.",
+        f"Recursion is limited to {options.recursion_limit} nested Python calls. Recursion that "
+        "goes through C on each level (__repr__ calling repr, sorted(key=...) calling back) "
+        f"overflows the browser's stack sooner (about {C_STACK_DEPTH_NOTE} levels in Chromium), "
+        "and json nested a few thousand deep too: the run fails with RecursionError and the "
+        "sandbox restarts, losing its variables. Prefer loops for deep recursion.",
         "stdout and stderr are capped at "
         f"{options.stdout_limit} and {options.stderr_limit} bytes per run; "
         "the last expression of the code is returned as its value.",

@@ -9,11 +9,17 @@ from typing import Any, Literal, cast
 PolicySpec = Literal["default", "off"] | dict[str, object]
 """`"default"`, `"off"`, or `{"allowModules": [...], "denyModules": [...], "maxCodeBytes": n}`."""
 
-DEFAULT_RECURSION_LIMIT = 240
-"""Measured on Pyodide 0.27.7 (V8's default stack): recursion that goes through C (`__getattr__`,
-`__repr__`, `sorted(key=...)`) overflows the WebAssembly stack somewhere between 250 and 400 levels,
-which is a fatal error that kills the worker. Pure Python recursion is safe at any limit on 3.12,
-but the limit cannot tell the two apart, so it is set below the lowest crash seen."""
+DEFAULT_RECURSION_LIMIT = 1000
+"""CPython's own default. Measured in a Chromium sandbox worker (Pyodide 0.27.7,
+`make bench-reliability`): plain Python recursion uses no C stack on 3.12 and passed 50,000
+levels; recursion that goes back through C on every level (`__repr__` calling `repr`,
+`sorted(key=...)` calling the function) overflows the browser's stack at about 450 levels, and
+C parsers (json) at 2,000-3,000 levels of nesting, whatever this limit is. Such an overflow is
+fatal to Pyodide: the worker reports it at once (sandbox/fatal.ts) and the run fails with a
+RecursionError, so this limit guards the depth of plain Python recursion, not the worker's life."""
+
+C_STACK_DEPTH_NOTE = 450
+"""Levels of recursion through C that the measured browser stack holds (see above)."""
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
