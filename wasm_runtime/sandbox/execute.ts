@@ -3,7 +3,8 @@ import type { PyProxy } from "pyodide/ffi";
 import type { KernelResult, NetworkAttempt, StreamName, WorkerReply } from "../protocol/types.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
 import type { RunInterrupts } from "./interrupt.js";
-import { heapBytes, loaderSinks, type Runtime } from "./runtime.js";
+import { watchMemory } from "./memory.js";
+import { loaderSinks, type Runtime } from "./runtime.js";
 
 // The browser, not Python, blocks the network; each refusal is a CSP violation event here.
 let attempts: NetworkAttempt[] = [];
@@ -29,6 +30,7 @@ export async function runCell(
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
   attempts = [];
+  const peakMemory = watchMemory(pyodide);
   // Finding imports parses the cell in Python (half a millisecond): not worth it without one.
   if (MAY_IMPORT.test(request.code)) {
     try {
@@ -66,7 +68,7 @@ export async function runCell(
   const result = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as KernelResult;
   proxy.destroy();
   await settle(); // CSP violation events are queued tasks: let them land before counting
-  result.audit.peakMemoryBytes = heapBytes(pyodide);
+  result.audit.peakMemoryBytes = peakMemory();
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
 }

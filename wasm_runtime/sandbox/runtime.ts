@@ -129,7 +129,3 @@ export async function initKernel(runtime: Runtime, config: KernelConfig, cellPre
     mod.destroy();
   }
 }
-
-export function heapBytes(pyodide: PyodideInterface): number {
-  return (pyodide as unknown as { _module: { HEAP8: Int8Array } })._module.HEAP8.length;
-}
