@@ -118,3 +118,9 @@ def test_oversized_code_is_refused_before_parsing(run, make_kernel):
 def test_default_code_size_limit_is_one_megabyte(run, kernel):
     result = run(kernel, "#" * 1_000_001)
     assert result["policy"]["rule"] == "maxCodeBytes"
+
+
+def test_a_refused_run_still_lists_the_files_it_wrote(run, kernel):
+    result = run(kernel, "open('before.txt', 'w').write('x')\nexec('import ctypes')")
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    assert [f["path"] for f in result["files"]] == ["before.txt"]

@@ -1,5 +1,5 @@
-// The host-side copy of a sandbox's files: what `writeFile` put there and what successful runs
-// wrote. It outlives the worker, so a replacement worker gets the files back after a kill.
+// The host-side copy of a sandbox's files: what `writeFile` put there and what runs the worker
+// survived wrote (failed ones too). It outlives the worker: a replacement gets the files back.
 import type { FileInfo } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
 
@@ -10,7 +10,7 @@ export class FileMirror {
     this.files.set(path, data);
   }
 
-  /** Copy the files a successful run created or changed. */
+  /** Copy the files a run created or changed. */
   async capture(engine: Engine, changed: FileInfo[]): Promise<void> {
     for (const { path } of changed) {
       const reply = await engine.call({ type: "read-file", path });

@@ -1,5 +1,5 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, files, and results as DESIGN.md defines.
-import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type WorkerReply } from "../protocol/types.js";
+import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type KernelResult, type WorkerReply } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
@@ -127,10 +127,13 @@ export class Sandbox extends EventTarget {
         result.outcome = "OUTCOME_CANCELLED";
         return { ...result, durationMs: performance.now() - started, stateLost: true };
       }
-      if (!stateLost && result.outcome === "OUTCOME_OK") await this.mirror.capture(engine, result.files);
-      if (!stateLost && (result.audit.peakMemoryBytes ?? 0) > this.settings.memoryBudgetBytes) {
+      // Whatever the outcome: files written before a failure survive a later restart too.
+      if (!stateLost) await this.mirror.capture(engine, result.files);
+      const budget = this.settings.memoryBudgetBytes;
+      if (!stateLost && (result.audit.peakMemoryBytes ?? 0) > budget) {
         engine.kill("memory budget exceeded");
         stateLost = true;
+        overBudget(result, budget);
       }
       if (stateLost) this.ready = this.attachEngine();
       const out: ExecutionResult = { ...result, durationMs: performance.now() - started, stateLost };
@@ -219,6 +222,16 @@ export class Sandbox extends EventTarget {
     this.engine = engine;
     this.setState("ready");
   }
+}
+
+/** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
+function overBudget(result: KernelResult, budget: number): void {
+  const used = result.audit.peakMemoryBytes ?? 0;
+  const message =
+    `the run used ${used} bytes of memory, over the sandbox's memoryBudgetBytes of ${budget}; ` +
+    "the sandbox was restarted, so variables and imports are gone (files are kept)";
+  result.outcome = "OUTCOME_MEMORY_EXCEEDED";
+  result.error = { name: "MemoryError", message, traceback: result.error?.traceback ?? "" };
 }
 
 type ReplyOf<T extends string> = Extract<WorkerReply, { type: T }>;

@@ -150,7 +150,7 @@ class Kernel:
         audit["networkAttempts"] = collector.network
         audit["importedModules"] = _new_top_level_modules(modules_before)
         if run.violation is not None:
-            return _refused(run.violation, cell.filename, out, err, audit, failure)
+            return _refused(run.violation, cell.filename, out, err, audit, failure, files)
         error = self._error(failure) if failure is not None else None
         outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
         return _result(
@@ -252,15 +252,23 @@ def _refused(
     err: CappedWriter,
     audit: Audit,
     failure: BaseException | None = None,
+    files: list[FileInfo] | None = None,
 ) -> ExecutionResult:
-    """A POLICY_VIOLATION result; `failure` is the PolicyViolation raised in the run, if any."""
+    """A POLICY_VIOLATION result; `failure` is the PolicyViolation raised in the run, if any,
+    and `files` those the run wrote before it was refused."""
     if isinstance(failure, PolicyViolation) and failure.violation is violation:
         traceback = format_exception(failure)
     else:
         traceback = _violation_traceback(violation, filename)
     error = ErrorInfo(name="PolicyViolation", message=violation.message, traceback=traceback)
     return _result(
-        "OUTCOME_POLICY_VIOLATION", out, err, audit, error=error, policy=violation.info()
+        "OUTCOME_POLICY_VIOLATION",
+        out,
+        err,
+        audit,
+        error=error,
+        policy=violation.info(),
+        files=files,
     )
 
 
