@@ -73,3 +73,14 @@ def test_files_survive_a_hard_kill(sdk: SdkPage) -> None:
     assert killed["stateLost"] is True
     after = sdk.run(sandbox, "print(open('given.txt').read(), open('made.txt').read())")
     assert after["stdout"] == "from the host by a run\n"
+
+
+def test_files_of_a_failed_run_survive_a_hard_kill(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    failed = sdk.run(sandbox, "open('partial.csv', 'w').write('a,b\\n')\n1 / 0")
+    assert failed["outcome"] == "OUTCOME_FAILED"
+    assert [f["path"] for f in failed["files"]] == ["partial.csv"]
+    assert sdk.run(sandbox, "sum(range(10**11))", timeoutMs=500)["stateLost"] is True
+    after = sdk.run(sandbox, "print(open('partial.csv').read(), end='')")
+    assert after["outcome"] == "OUTCOME_OK", after["error"]
+    assert after["stdout"] == "a,b\n"

@@ -84,12 +84,75 @@ def test_three_gigabyte_bytearray_is_memory_exceeded(sdk: SdkPage, sandbox: str)
     assert "32-bit WebAssembly" in result["error"]["message"]
 
 
-def test_memory_budget_recycles_the_worker(sdk: SdkPage) -> None:
-    sandbox = sdk.create(memoryBudgetBytes=200 * 1024**2)
+def test_memory_budget_exceeded_is_its_outcome_and_names_the_figures(sdk: SdkPage) -> None:
+    budget = 200 * 1024**2
+    sandbox = sdk.create(memoryBudgetBytes=budget)
     result = sdk.run(sandbox, "x = bytearray(300 * 1024**2)\n'done'")
-    assert result["outcome"] == "OUTCOME_OK"
+    assert result["outcome"] == "OUTCOME_MEMORY_EXCEEDED"
     assert result["stateLost"] is True
+    used = result["audit"]["peakMemoryBytes"]
+    assert used > 300 * 1024**2
+    assert f"used {used} bytes" in result["error"]["message"]
+    assert f"memoryBudgetBytes of {budget}" in result["error"]["message"]
     assert sdk.run(sandbox, "'x' in globals()")["value"]["text/plain"] == "False"
+
+
+def test_peak_memory_is_the_runs_own(sdk: SdkPage) -> None:
+    """After a 300 MB run has grown the worker's memory, a small run reports far less."""
+    sandbox = sdk.create()
+    big = sdk.run(sandbox, "x = bytearray(300 * 1024**2)\ndel x")["audit"]["peakMemoryBytes"]
+    small = sdk.run(sandbox, "y = 1")["audit"]["peakMemoryBytes"]
+    assert big > 300 * 1024**2
+    assert 0 < small < 200 * 1024**2
+
+
+def test_c_stack_overflow_fails_at_once_as_a_recursion_error(sdk: SdkPage) -> None:
+    """json's C parser recurses past the browser's stack: Pyodide's fatal error is reported when
+    it happens (it used to wait for the deadline and say the run did not stop)."""
+    sandbox = sdk.create()
+    sdk.run(sandbox, "x = 7")
+    result = sdk.run(sandbox, "import json\njson.loads('[' * 100_000)", timeoutMs=120_000)
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert result["error"]["name"] == "RecursionError"
+    assert "overflowed the browser's stack" in result["error"]["message"]
+    assert result["stateLost"] is True
+    assert sdk.run(sandbox, "globals().get('x')")["outcome"] == "OUTCOME_OK"
+
+
+def test_recursion_through_c_past_the_stack_fails_at_once(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    code = (
+        "import sys\nsys.setrecursionlimit(100_000)\n"
+        "def f(n):\n    return 0 if n == 0 else sorted([n], key=lambda v: f(n - 1))[0]\n"
+        "f(50_000)"
+    )
+    result = sdk.run(sandbox, code, timeoutMs=120_000)
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert result["error"]["name"] == "RecursionError"
+    assert sdk.run(sandbox, "'alive'")["outcome"] == "OUTCOME_OK"
+
+
+def test_a_raised_limit_and_deep_plain_recursion_end_in_a_recursion_error(sdk: SdkPage) -> None:
+    """100,000 frames: the traceback keeps the innermost and counts the rest (formatting them all
+    took past any deadline)."""
+    sandbox = sdk.create()
+    code = "import sys\nsys.setrecursionlimit(200_000)\ndef f(n):\n    return f(n + 1)\nf(0)"
+    result = sdk.run(sandbox, code, timeoutMs=120_000)
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert result["error"]["name"] == "RecursionError"
+    assert "outer frames omitted]" in result["error"]["traceback"]
+    assert result["stateLost"] is False
+
+
+def test_recursion_limit_is_cpythons_and_environment_says_so(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    env = sdk.call(sandbox, "environment")
+    assert env["limits"]["recursionLimit"] == 1000
+    assert any("1000 nested Python calls" in note for note in env["notes"])
+    code = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\ndepth(900)"
+    result = sdk.run(sandbox, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"]["text/plain"] == "900"
 
 
 def test_worker_closing_itself_ends_in_a_result(sdk: SdkPage) -> None:
