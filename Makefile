@@ -69,6 +69,9 @@ bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy v
 bench-sandbox: build browser ## sandbox figures in Chromium: workloads W1-W9, spare, files
 	$(BIN)/python -m tests.bench.sandbox
 
+bench-reliability: build browser ## stack depths, overflow and C-loop settle times, files/s, first plot
+	$(BIN)/python -m tests.bench.reliability
+
 bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
 	$(BIN)/python -m tests.bench.app
 
