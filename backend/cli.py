@@ -57,8 +57,15 @@ def main(argv: list[str] | None = None) -> int:
         help="bind a non-loopback interface without WASMBOX_ACCESS_TOKEN (anyone may use the key)",
     )
 
+    mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
+    mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
+
     args = parser.parse_args(argv)
     console = Console(stderr=True)
+    if args.command == "mcp":
+        from wasmbox.mcp_server import serve as serve_mcp
+
+        return serve_mcp(timeout=args.timeout)
     if args.command == "serve":
         return serve_app(
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
