@@ -1,5 +1,7 @@
 """Fixtures for the sandbox SDK tests: the app served with or without cross-origin isolation
-(test pages included, with the app's own page headers), a page per server, and sandboxes."""
+(test pages included, with the app's own page headers), a page per engine and server, and
+sandboxes. Tests drive pages only through `SdkPage` and `EnginePage` (goto, evaluate,
+wait_for_function, close), so each runs in every engine WASMBOX_BROWSERS selects."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI, Request, Response
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser
 
 from backend.settings import Settings
 from backend.static import app_page_headers
-from tests.support.network import RequestLog, watch_requests
+from tests.support.engines import EngineBrowser, EnginePage
+from tests.support.engines.chromium import ChromiumBrowser
 from tests.support.servers import running, test_app
 
 pytestmark = pytest.mark.browser
@@ -52,9 +55,9 @@ def isolated_server(runtime_built: None) -> Iterator[str]:
 class SdkPage:
     """A page with the SDK loaded; `create` and `run` go through `window.wasmbox`."""
 
-    def __init__(self, page: Page, log: RequestLog) -> None:
+    def __init__(self, page: EnginePage, engine: str) -> None:
         self.page = page
-        self.log = log
+        self.engine = engine
 
     def create(self, **options: Any) -> str:
         sandbox_id: str = self.page.evaluate(
@@ -75,22 +78,22 @@ class SdkPage:
         )
 
 
-def open_sdk_page(browser: Browser, server: str) -> tuple[BrowserContext, SdkPage]:
-    context = browser.new_context()
-    context.set_default_timeout(BOOT_TIMEOUT_MS)
-    log = watch_requests(context, server)
-    page = context.new_page()
+def open_sdk_page(engine: EngineBrowser | Browser, server: str) -> tuple[EnginePage, SdkPage]:
+    """A new page (its own storage) with the SDK loaded; close the first item when done."""
+    if isinstance(engine, Browser):  # a Playwright Chromium, as older tests pass
+        engine = ChromiumBrowser(engine)
+    page = engine.new_page()
     page.goto(f"{server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
-    return context, SdkPage(page, log)
+    page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
+    return page, SdkPage(page, engine.name)
 
 
 @pytest.fixture(scope="module")
-def sdk(browser: Browser, sdk_server: str) -> Iterator[SdkPage]:
-    """One page per server and test module; sandboxes share its warm spare."""
-    context, page = open_sdk_page(browser, sdk_server)
-    yield page
-    context.close()
+def sdk(engine: EngineBrowser, sdk_server: str) -> Iterator[SdkPage]:
+    """One page per engine, server and test module; sandboxes share its warm spare."""
+    page, sdk_page = open_sdk_page(engine, sdk_server)
+    yield sdk_page
+    page.close()
 
 
 @pytest.fixture(scope="module")

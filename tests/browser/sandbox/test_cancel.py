@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser
 
 from tests.browser.sandbox.conftest import SdkPage, open_sdk_page
+from tests.support.engines import EngineBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -105,12 +105,12 @@ while True:
 
 
 def test_the_interrupt_is_repeated_while_the_run_goes_on(
-    browser: Browser, isolated_server: str
+    engine: EngineBrowser, isolated_server: str
 ) -> None:
     """Python's signal check can lose a write (it reads, then clears), so the frame repeats the
     interrupt until the run ends. Code that swallows the first one meets the second. Interrupts
     exist only with cross-origin isolation, so this runs on that server alone."""
-    context, sdk = open_sdk_page(browser, isolated_server)
+    context, sdk = open_sdk_page(engine, isolated_server)
     assert sdk.page.evaluate("wasmbox.isolated") is True
     sandbox = sdk.create()
     result = run_and_abort(sdk, sandbox, SWALLOWS_ONE_INTERRUPT, 300)

@@ -1,0 +1,56 @@
+"""One small interface over the browser engines the tests and benchmarks drive.
+
+Chromium goes through Playwright, Firefox through WebDriver BiDi (its native remote protocol),
+WebKit through Selenium and WebKitWebDriver. A test asks for a page and only uses `goto`,
+`evaluate`, `wait_for_function` and `close`, so one test body runs in every engine.
+`WASMBOX_BROWSERS=chromium,firefox,webkit` picks the engines of a run (default: chromium).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tests.support.engines.base import EngineBrowser, EngineError, EnginePage
+
+ENGINES = ("chromium", "firefox", "webkit")
+DEFAULT_ENGINES = "chromium"
+
+__all__ = ["ENGINES", "EngineBrowser", "EngineError", "EnginePage", "launch", "selected_engines"]
+
+
+def selected_engines() -> list[str]:
+    """The engines named by WASMBOX_BROWSERS, in the order given; unknown names are an error."""
+    names = [n.strip() for n in os.environ.get("WASMBOX_BROWSERS", DEFAULT_ENGINES).split(",")]
+    names = [n for n in names if n]
+    unknown = sorted(set(names) - set(ENGINES))
+    if unknown or not names:
+        raise ValueError(f"WASMBOX_BROWSERS={names!r}: choose from {', '.join(ENGINES)}")
+    return list(dict.fromkeys(names))
+
+
+@contextmanager
+def launch(name: str) -> Iterator[EngineBrowser]:
+    """A running browser of engine `name`, closed on exit (for scripts; pytest has fixtures)."""
+    if name == "chromium":
+        from tests.support.engines.chromium import launched_chromium
+
+        with launched_chromium() as chromium:
+            yield chromium
+        return
+    browser: EngineBrowser
+    if name == "firefox":
+        from tests.support.engines.firefox import FirefoxBrowser
+
+        browser = FirefoxBrowser.launch()
+    elif name == "webkit":
+        from tests.support.engines.webkit import WebKitBrowser
+
+        browser = WebKitBrowser.launch()
+    else:
+        raise ValueError(f"unknown browser engine {name!r}: choose from {', '.join(ENGINES)}")
+    try:
+        yield browser
+    finally:
+        browser.close()

@@ -1,0 +1,168 @@
+"""Firefox through WebDriver BiDi, which it speaks natively: no driver, no patched build.
+
+Firefox is started headless with a fresh profile and a remote-debugging port; each page is a tab
+in its own user context (its own cookies and storage), driven over one websocket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+from tests.support.engines.base import EngineError, json_function, poll, unwrap
+from tests.support.servers import free_port
+
+SYSTEM_FIREFOX = ("/usr/bin/firefox-esr", "/usr/bin/firefox")
+COMMAND_TIMEOUT_S = 300.0  # a test's own pytest timeout ends it sooner
+# No background traffic (updates, telemetry, safe browsing, captive portal) during tests.
+PREFS = {
+    "app.update.enabled": False,
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.safebrowsing.malware.enabled": False,
+    "browser.safebrowsing.phishing.enabled": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "toolkit.telemetry.enabled": False,
+    "network.captive-portal-service.enabled": False,
+    "network.connectivity-service.enabled": False,
+    "extensions.update.enabled": False,
+    "browser.aboutwelcome.enabled": False,
+}
+
+
+def firefox_executable() -> str | None:
+    if explicit := os.environ.get("WASMBOX_FIREFOX"):
+        return explicit
+    found = [c for c in (*SYSTEM_FIREFOX, shutil.which("firefox-esr")) if c and Path(c).is_file()]
+    return found[0] if found else None
+
+
+class Bidi:
+    """Commands over the BiDi websocket; events are not subscribed to, so replies come in order."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.ids = itertools.count(1)
+
+    def send(self, method: str, **params: Any) -> dict[str, Any]:
+        command_id = next(self.ids)
+        self.socket.send(json.dumps({"id": command_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv(timeout=COMMAND_TIMEOUT_S))
+            if message.get("id") != command_id:
+                continue
+            if message.get("type") == "error":
+                raise EngineError(f"{method}: {message['error']}: {message.get('message', '')}")
+            result: dict[str, Any] = message["result"]
+            return result
+
+
+class FirefoxPage:
+    def __init__(self, bidi: Bidi) -> None:
+        self.bidi = bidi
+        self.user_context = bidi.send("browser.createUserContext")["userContext"]
+        created = bidi.send("browsingContext.create", type="tab", userContext=self.user_context)
+        self.context: str = created["context"]
+
+    def goto(self, url: str) -> None:
+        self.bidi.send("browsingContext.navigate", context=self.context, url=url, wait="complete")
+
+    def evaluate(self, expression: str, arg: Any = None) -> Any:
+        reply = self.bidi.send(
+            "script.callFunction",
+            functionDeclaration=json_function(expression),
+            arguments=[{"type": "string", "value": json.dumps(arg)}],
+            awaitPromise=True,
+            target={"context": self.context},
+            resultOwnership="none",
+        )
+        if reply["type"] == "exception":
+            raise EngineError(reply["exceptionDetails"]["text"])
+        return unwrap(reply["result"]["value"])
+
+    def wait_for_function(
+        self, expression: str, arg: Any = None, timeout: float | None = None
+    ) -> Any:
+        return poll(self, expression, arg, timeout)
+
+    def close(self) -> None:
+        self.bidi.send("browser.removeUserContext", userContext=self.user_context)
+
+
+class FirefoxBrowser:
+    name = "firefox"
+
+    def __init__(self, process: subprocess.Popen[bytes], profile: str, bidi: Bidi, version: str):
+        self.process = process
+        self.profile = profile
+        self.bidi = bidi
+        self.version = version
+
+    @classmethod
+    def launch(cls) -> FirefoxBrowser:
+        executable = firefox_executable()
+        if executable is None:
+            raise EngineError(
+                "no Firefox found: install firefox-esr (make browser does it as root) "
+                "or point WASMBOX_FIREFOX at a Firefox executable"
+            )
+        profile = tempfile.mkdtemp(prefix="wasmbox-firefox-")
+        prefs = "".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in PREFS.items())
+        Path(profile, "user.js").write_text(prefs)
+        port = free_port()
+        process = subprocess.Popen(
+            [
+                executable,
+                "--headless",
+                "--no-remote",
+                "--profile",
+                profile,
+                "--remote-debugging-port",
+                str(port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        socket = connect_when_up(f"ws://127.0.0.1:{port}/session", process)
+        bidi = Bidi(socket)
+        version = bidi.send("session.new", capabilities={})["capabilities"]["browserVersion"]
+        return cls(process, profile, bidi, version)
+
+    def new_page(self) -> FirefoxPage:
+        return FirefoxPage(self.bidi)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # already gone: the process is ended below anyway
+            self.bidi.send("browser.close")
+        self.bidi.socket.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def connect_when_up(url: str, process: subprocess.Popen[bytes]) -> ClientConnection:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return connect(
+                url, max_size=None, open_timeout=5, proxy=None, ping_interval=None, legacy=True
+            )
+        except OSError:
+            if process.poll() is not None:
+                raise EngineError(f"Firefox exited with {process.returncode} at start") from None
+            if time.monotonic() > deadline:
+                process.kill()
+                raise EngineError(f"Firefox did not open its BiDi port ({url})") from None
+            time.sleep(0.1)
