@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -18,6 +18,7 @@ from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CommaList = Annotated[list[str], NoDecode]
+StreamingMode = Literal["auto", "always", "never"]
 # What the page and the proxy say when no LLM is configured.
 HOW_TO_CONFIGURE = (
     "No LLM is configured on this server. Set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for "
@@ -47,6 +48,14 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "openai_base_url")
     )
     models: CommaList = Field(default=["gpt-4o-mini"], description="model allow-list")
+    streaming: dict[str, StreamingMode] = Field(
+        default={},
+        description=(
+            "per model, whether the web agent streams: JSON such as "
+            '{"qwen2.5-coder": "never"}; unlisted models are "auto" (stream, and fall back '
+            "to one JSON answer when the server cannot stream tool calls)"
+        ),
+    )
     upstream_connect_timeout_s: float = 10.0
     upstream_read_timeout_s: float = 120.0
     upstream_connect_retries: int = 2

@@ -16,6 +16,7 @@ router = APIRouter()
 def config(settings: SettingsDep) -> dict[str, Any]:
     return {
         "models": settings.models,
+        "streaming": settings.streaming,
         "llmConfigured": settings.llm_configured,
         "howToConfigure": None if settings.llm_configured else HOW_TO_CONFIGURE,
         "accessTokenRequired": settings.access_token is not None,

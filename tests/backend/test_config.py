@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
+
+from backend.settings import Settings
 
 from tests.backend.conftest import CHAT, MakeClient, chat_body
 
@@ -19,6 +23,20 @@ def test_config_reports_models_and_limits(make_client: MakeClient) -> None:
     assert config["howToConfigure"] is None
     assert config["limits"]["maxTokens"] == 512
     assert config["limits"]["maxMessages"] == 7
+
+
+def test_config_reports_the_streaming_mode_per_model(make_client: MakeClient) -> None:
+    assert make_client().get("/api/config").json()["streaming"] == {}
+    client = make_client(streaming={"gpt-test": "never"})
+    assert client.get("/api/config").json()["streaming"] == {"gpt-test": "never"}
+
+
+def test_streaming_setting_is_read_from_json_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WASMBOX_STREAMING", '{"qwen": "never", "gpt-4o": "always"}')
+    assert Settings().streaming == {"qwen": "never", "gpt-4o": "always"}
+    monkeypatch.setenv("WASMBOX_STREAMING", '{"qwen": "sometimes"}')
+    with pytest.raises(ValidationError):
+        Settings()
 
 
 def test_config_without_llm_says_how_to_configure(make_client: MakeClient) -> None:

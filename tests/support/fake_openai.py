@@ -127,6 +127,45 @@ def tool_call_stream_reply(code: str, name: str = "run_python", model: str = "gp
     return Reply(chunks=chunks, content_type="text/event-stream")
 
 
+def tool_call_completion_reply(code: str, model: str = "gpt-test") -> Reply:
+    """A non-streamed `run_python` tool call with `content: null`, as llama-cpp-python sends it."""
+    function = {"name": "run_python", "arguments": json.dumps({"code": code})}
+    call = {"id": "call_0", "type": "function", "function": function}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return json_reply(
+        {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+        }
+    )
+
+
+def empty_stream_reply() -> Reply:
+    """An event stream with nothing in it: llama-cpp-python's answer to `stream` with `tools`."""
+    return Reply(chunks=[], content_type="text/event-stream")
+
+
+def cut_stream_reply(tokens: list[str]) -> Reply:
+    """A stream whose connection drops after the tokens, before the model finished."""
+    reply = stream_reply(tokens)
+    reply.break_after = 1 + len(tokens)
+    return reply
+
+
+def hermes_reply(code: str) -> Reply:
+    """A call written as text in the Hermes/Qwen `<tool_call>` form."""
+    call = json.dumps({"name": "run_python", "arguments": {"code": code}})
+    return stream_reply(["<tool_call>\n", call[:10], call[10:], "\n</tool_call>"])
+
+
+def functions_prefix_reply(code: str) -> Reply:
+    """A call as text after `functions.run_python:`, as a small Qwen streamed it."""
+    return stream_reply(["functions.run_python:\n", json.dumps({"code": code})])
+
+
 def error_reply(status: int, message: str = "upstream says no") -> Reply:
     return json_reply({"error": {"message": message, "type": "fake_error"}}, status=status)
 

@@ -33,7 +33,7 @@ def agent_app(fake_llm: FakeOpenAI, runtime_built: None) -> Iterator[str]:
     settings = Settings(
         openai_base_url=fake_llm.base_url,
         openai_api_key=SecretStr("sk-test-not-a-secret"),
-        models=["gpt-test"],
+        models=["gpt-test", "gpt-other"],
         rate_limit="10000/minute",
     )
     with running(test_app(settings)) as url:

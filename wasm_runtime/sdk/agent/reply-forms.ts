@@ -67,7 +67,10 @@ const fencedJson: Finder = (text) => {
     } catch {
       continue;
     }
-    const calls = (Array.isArray(value) ? value : [value]).map(namedCall).filter((c) => c !== null);
+    const calls = (Array.isArray(value) ? value : [value])
+      .filter(looksLikeCall)
+      .map(namedCall)
+      .filter((c) => c !== null);
     if (calls.length) return calls;
   }
   return [];
@@ -87,6 +90,14 @@ const TEXT_FORMS: [ReplyForm, Finder][] = [
   ["fenced-json", fencedJson],
   ["bare-python", barePython],
 ];
+
+/** Plain data with a `name` field is not a call: a call names run_python or carries arguments. */
+function looksLikeCall(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  if (v.name === TOOL_NAME || v.tool === TOOL_NAME) return true;
+  return ["arguments", "parameters", "function", "function_call"].some((key) => key in v);
+}
 
 /**
  * A call object in the shapes models write (`{name, arguments}`, `{tool, parameters}`,

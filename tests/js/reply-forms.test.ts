@@ -1,0 +1,45 @@
+// The reply parser's edges: calls it must refuse with a reason, and text it must leave alone.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { classifyReply } from "../../wasm_runtime/sdk/agent/reply-forms.js";
+
+const call = (code: string): string => JSON.stringify({ name: "run_python", arguments: { code } });
+
+test("several Hermes calls in one reply are all found, in order", () => {
+  const reply = classifyReply(`<tool_call>${call("a = 1")}</tool_call>\n<tool_call>${call("print(a)")}</tool_call>`);
+  assert.equal(reply.form, "hermes");
+  assert.deepEqual(reply.calls, [{ code: "a = 1" }, { code: "print(a)" }]);
+});
+
+test("a Hermes call with broken JSON is a call with a problem, not an answer", () => {
+  const reply = classifyReply('<tool_call>{"name": "run_python", "arguments": {"code": "print(1)</tool_call>');
+  assert.equal(reply.form, "hermes");
+  assert.match((reply.calls[0] as { problem: string }).problem, /not valid JSON/);
+});
+
+test("a call to another tool is refused by name", () => {
+  const reply = classifyReply('<tool_call>{"name": "web_search", "arguments": {"q": "x"}}</tool_call>');
+  assert.deepEqual(reply.calls, [{ problem: 'there is no tool named "web_search"' }]);
+});
+
+test("functions.run_python: with broken JSON is a problem, with nothing after it too", () => {
+  assert.match(JSON.stringify(classifyReply('functions.run_python:\n{"code": "print(').calls), /not valid JSON/);
+  assert.match(JSON.stringify(classifyReply("functions.run_python:").calls), /no code/);
+});
+
+test("arguments sent twice back to back (a server's streaming bug) are read once", () => {
+  const args = JSON.stringify({ code: "print(1)" });
+  const reply = classifyReply("", [{ id: "a", type: "function", function: { name: "run_python", arguments: args + args } }]);
+  assert.deepEqual(reply.calls, [{ code: "print(1)" }]);
+});
+
+test("prose, inline code and unrelated JSON are an answer", () => {
+  for (const text of [
+    "The answer is 42.",
+    "Use `print(x)` to see it.",
+    '```json\n{"name": "Ada", "age": 36}\n```',
+    "```\nplain output\n```",
+  ]) {
+    assert.equal(classifyReply(text).form, "none", text);
+  }
+});
