@@ -7,7 +7,6 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from backend.settings import Settings
-
 from tests.backend.conftest import CHAT, MakeClient, chat_body
 
 

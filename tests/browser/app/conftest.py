@@ -50,10 +50,14 @@ WATCH_ACTIVITY_END = """() => {
   const log = document.querySelector('[role="log"]');
   window.__activityEnded = false;
   const observer = new MutationObserver((records) => {
-    const ended = records.some((r) => r.oldValue === "true") && log.getAttribute("aria-busy") === "false";
-    if (ended) { window.__activityEnded = true; observer.disconnect(); }
+    const wasBusy = records.some((r) => r.oldValue === "true");
+    if (wasBusy && log.getAttribute("aria-busy") === "false") {
+      window.__activityEnded = true;
+      observer.disconnect();
+    }
   });
-  observer.observe(log, { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true });
+  const watch = { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true };
+  observer.observe(log, watch);
 }"""
 
 
