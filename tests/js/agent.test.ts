@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Agent, type AgentEvent } from "../../wasm_runtime/sdk/agent/agent.js";
-import { ChatError, type ChatDelta } from "../../wasm_runtime/sdk/agent/chat-types.js";
+import { ChatError, type ChatDelta, type ChatRequest } from "../../wasm_runtime/sdk/agent/chat-types.js";
 import { RecordingSandbox, ScriptedChat, text, toolCall } from "./agent-support.js";
 
 async function agentWith(chat: ScriptedChat, options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {}) {
@@ -260,4 +260,35 @@ test("Agent.create checks its options", async () => {
   await assert.rejects(Agent.create({ sandbox, model: "m", chat: {} as never }), /chat/);
   await assert.rejects(Agent.create({ sandbox, model: "", chat: { baseUrl: "/api" } }), /model/);
   await assert.rejects(Agent.create({ sandbox, model: "m", chat: { baseUrl: "/api" }, maxSteps: 0 }), /maxSteps/);
+});
+
+test("a server that refuses content: null beside tool calls (Ollama) is sent \"\" from then on", async () => {
+  const ollamaLike = (reply: ChatDelta[]) =>
+    async function* (request: ChatRequest): AsyncGenerator<ChatDelta> {
+      if (request.messages.some((m) => m.role === "assistant" && m.content === null)) {
+        throw new ChatError("http", "invalid message content type: <nil>", 400);
+      }
+      yield* reply;
+    };
+  const chat = new ScriptedChat(toolCall("1"), ollamaLike(toolCall("2")), ollamaLike(toolCall("2")), ollamaLike(text("ok")));
+  const { agent, sandbox } = await agentWith(chat);
+  assert.equal((await agent.ask("x")).finish, "answer");
+  assert.deepEqual(sandbox.ran, ["1", "2"]);
+  const assistants = chat.requests.at(-1)?.messages.filter((m) => m.role === "assistant") ?? [];
+  assert.deepEqual(
+    assistants.map((m) => m.content),
+    ["", ""],
+  );
+  assert.equal(chat.requests.length, 4);
+});
+
+test("a 400 unrelated to null content is not retried", async () => {
+  const refused = async function* (): AsyncGenerator<ChatDelta> {
+    yield* [];
+    throw new ChatError("http", "bad request", 400);
+  };
+  const chat = new ScriptedChat(refused);
+  const { agent } = await agentWith(chat);
+  await assert.rejects(agent.ask("x"), { status: 400 });
+  assert.equal(chat.requests.length, 1);
 });

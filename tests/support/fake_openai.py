@@ -186,6 +186,8 @@ class FakeOpenAI:
         self.disconnects = 0
         self.disconnected = threading.Event()
         self.completed = 0  # replies sent to the end
+        # Ollama's: a 400 for an assistant message with `content: null` (before any scripted reply).
+        self.refuse_null_content = False
         self.server = LoopbackServer(self.app)
 
     @property
@@ -229,6 +231,9 @@ class FakeOpenAI:
             request = json.loads(body)
         except ValueError:
             request = None
+        if self.refuse_null_content and has_null_content(request):
+            await self.respond(error_reply(400, "invalid message content type: <nil>"), send)
+            return
         reply = self.replies.popleft() if self.replies else self.default(request)
         await self.respond_watching(reply, receive, send)
 
@@ -269,6 +274,11 @@ class FakeOpenAI:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             await anyio.sleep(reply.chunk_delay_s)
         await send({"type": "http.response.body", "body": reply.body, "more_body": False})
+
+
+def has_null_content(request: Any) -> bool:
+    messages = request.get("messages", []) if isinstance(request, dict) else []
+    return any(m.get("role") == "assistant" and m.get("content") is None for m in messages)
 
 
 async def serve_lifespan(receive: Receive, send: Send) -> None:

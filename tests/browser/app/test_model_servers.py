@@ -18,6 +18,7 @@ from tests.support.fake_openai import (
     hermes_reply,
     stream_reply,
     tool_call_completion_reply,
+    tool_call_stream_reply,
 )
 
 pytestmark = pytest.mark.browser
@@ -124,3 +125,19 @@ def test_switching_the_model_applies_from_the_next_message(
         page.get_by_role("button", name="Transcript (JSON)").click()
     turns = json.loads(download.value.path().read_text())["turns"]
     assert [t.get("model") for t in turns if t["role"] == "model"] == ["gpt-test", "gpt-other"]
+
+
+def test_a_server_refusing_null_content_beside_tool_calls_is_sent_empty_strings(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(tool_call_stream_reply("print(6 * 7)"), final("It is 42."))
+    model.fake.refuse_null_content = True
+    try:
+        app_page.open(agent_app).ask("Six times seven?")
+    finally:
+        model.fake.refuse_null_content = False
+    assert app_page.page.get_by_text("It is 42.").is_visible()
+    refused, accepted = model.requests()[-2:]
+    assert refused["messages"][2]["content"] is None
+    assert accepted["messages"][2]["content"] == ""
+    assert accepted["messages"][2]["tool_calls"][0]["function"]["name"] == "run_python"

@@ -64,6 +64,12 @@ const NUDGE =
 const isChatError = (e: unknown): e is ChatError =>
   typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
 
+/** Ollama refuses `content: null` beside tool calls (400); through the proxy that is a 502 naming it. */
+const refusedNullContent = (e: unknown): boolean =>
+  isChatError(e) &&
+  e.type === "http" &&
+  (e.status === 400 || (e.code === "upstream_status" && e.message.includes("(HTTP 400)")));
+
 /** A streamed request the server could not answer as a stream (nothing came, or it said so). */
 const streamingUnsupported = (e: unknown): boolean =>
   isChatError(e) && (e.type === "empty-stream" || (e.type === "http" && e.code === "upstream_malformed"));
@@ -76,6 +82,8 @@ export class Agent {
   private lastAsked: string | null = null;
   private readonly chat: ChatFn;
   private readonly noStreaming = new Set<string>();
+  /** Send `""` instead of `null` as the content of tool-call-only messages (learnt from a refusal). */
+  private emptyContent = false;
   private busy = false;
   private runs = 0;
   private calls = 0;
@@ -221,9 +229,31 @@ export class Agent {
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
   ): Promise<ModelReply> {
+    try {
+      return await this.requestOnce(turn, model, stream, signal, emit);
+    } catch (error) {
+      const hasNull = this.messages.some((m) => m.role === "assistant" && m.content === null);
+      if (this.emptyContent || !hasNull || !refusedNullContent(error)) throw error;
+      this.emptyContent = true;
+      return await this.requestOnce(turn, model, stream, signal, emit);
+    }
+  }
+
+  private outgoing(): ChatMessage[] {
+    if (!this.emptyContent) return this.messages;
+    return this.messages.map((m) => (m.role === "assistant" && m.content === null ? { ...m, content: "" } : m));
+  }
+
+  private async requestOnce(
+    turn: Turn,
+    model: string,
+    stream: boolean,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<ModelReply> {
     const calls = new ToolCallAssembler();
     let content = "";
-    const request = { model, messages: this.messages, tools: [RUN_PYTHON_TOOL], tool_choice: "auto" as const, stream };
+    const request = { model, messages: this.outgoing(), tools: [RUN_PYTHON_TOOL], tool_choice: "auto" as const, stream };
     for await (const delta of this.chat(request, signal)) {
       if (delta.content) {
         content += delta.content;
