@@ -85,3 +85,11 @@ def test_the_audit_hook_is_installed_once(run, make_kernel):
     run(make_kernel(), "1")
     assert DISPATCHER._hooked is True
     assert DISPATCHER.current() is None  # nothing stays active after a run
+
+
+def test_files_are_compared_with_the_last_runs_scan_until_forgotten(run, kernel, tmp_path):
+    run(kernel, "open('a.txt', 'w').write('1')")
+    (tmp_path / "host.txt").write_text("from the host")  # written outside any run
+    kernel.forget_files()
+    assert [f["path"] for f in run(kernel, "open('b.txt', 'w').write('2')")["files"]] == ["b.txt"]
+    assert run(kernel, "1")["files"] == []

@@ -62,6 +62,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
         }
         case "write-file":
           writeFile(runtime, request.path, request.data);
+          kernel?.forget_files(); // its next run must not count this file as its own
           return post({ type: "done", id });
         case "read-file": {
           const data = readFile(runtime, request.path);

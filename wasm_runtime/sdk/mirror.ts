@@ -10,15 +10,16 @@ export class FileMirror {
     this.files.set(path, data);
   }
 
-  /** Copy the files a run created or changed. */
+  /**
+   * Copy the files a run created or changed. The requests go out together: the worker answers
+   * them back to back instead of waiting a round trip for each (10,000 files took seconds).
+   */
   async capture(engine: Engine, changed: FileInfo[]): Promise<void> {
-    for (const { path } of changed) {
-      const reply = await engine.call({ type: "read-file", path });
-      if (reply.type === "file") this.files.set(path, reply.data);
-    }
+    const replies = await Promise.all(changed.map(({ path }) => engine.call({ type: "read-file", path })));
+    replies.forEach((reply, i) => reply.type === "file" && this.files.set(changed[i]!.path, reply.data));
   }
 
   async restore(engine: Engine): Promise<void> {
-    for (const [path, data] of this.files) await engine.call({ type: "write-file", path, data });
+    await Promise.all([...this.files].map(([path, data]) => engine.call({ type: "write-file", path, data })));
   }
 }
