@@ -17,6 +17,7 @@ from wasm_runtime.builder.bytecode import with_bytecode
 from wasm_runtime.builder.compress import ENCODINGS, precompress
 from wasm_runtime.builder.errors import BuildError, HashMismatchError
 from wasm_runtime.builder.extras import fetch_extras, read_pins
+from wasm_runtime.builder.font_cache import with_font_cache
 from wasm_runtime.builder.fsutil import write_if_changed
 from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
@@ -89,6 +90,14 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         pyodide_dir = options.node_modules / "pyodide"
         compiled = with_bytecode(wheels, pyodide_dir, options.cache_dir / "bytecode")
         extra_wheels = [compiled.get(wheel, wheel) for wheel in extra_wheels]
+
+    if matplotlib := sources.get("matplotlib"):
+        with console.status("matplotlib's font cache (Node)"):
+            shipped = compiled.get(matplotlib, matplotlib)
+            fonts = options.cache_dir / "font-cache"
+            compiled[matplotlib] = with_font_cache(shipped, matplotlib.parent, pyodide_dir, fonts)
+
+    with console.status("Installing the wheels"):
         for wheel in extra_wheels:
             installed[wheel.name] = _install(wheel, out)
         for name, source in sources.items():

@@ -173,3 +173,13 @@ def test_lifecycle_get_list_close(sdk: SdkPage) -> None:
         sandbox_id,
     )
     assert state == ["closed", True]
+
+
+def test_the_first_plot_does_not_build_the_font_cache(sdk: SdkPage) -> None:
+    """The runtime ships a font cache matplotlib accepts (builder/font_cache.py)."""
+    sandbox = sdk.create()
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"
+    result = sdk.run(sandbox, code, timeoutMs=300_000)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert "font cache" not in result["stderr"]
+    assert result["displays"], "the figure is shown"
