@@ -4,6 +4,11 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The browser engines `make test` runs the SDK's guarantee tests in (a bare pytest: chromium).
+WASMBOX_BROWSERS ?= chromium,firefox,webkit
+export WASMBOX_BROWSERS
+# The engine `make bench-sandbox` measures: chromium, firefox or webkit.
+BROWSER ?= chromium
 
 .PHONY: help setup runtime js build run browser lint typecheck test test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
 
@@ -32,7 +37,7 @@ build: runtime js ## everything the app serves
 run: build ## start the app and print its URL
 	$(BIN)/wasmbox serve
 
-browser: setup ## make sure a Chromium is there for the browser tests
+browser: setup ## make sure the engines in WASMBOX_BROWSERS are installed (apt-get when root)
 	scripts/ensure-browser.sh
 
 lint: setup ## ruff (lint + format check), eslint
@@ -66,8 +71,9 @@ redis: ## redis-server for the shared rate-limit tests (apt-get when root; else 
 bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy vs direct (loopback)
 	$(BIN)/python -m tests.bench.proxy_load --clients 500
 
-bench-sandbox: build browser ## sandbox figures in Chromium: workloads W1-W9, spare, files
-	$(BIN)/python -m tests.bench.sandbox
+bench-sandbox: build browser ## sandbox figures in one engine (BROWSER=chromium|firefox|webkit): W1-W9, spare, files
+	WASMBOX_BROWSERS=$(BROWSER) scripts/ensure-browser.sh
+	$(BIN)/python -m tests.bench.sandbox --browser $(BROWSER)
 
 bench-reliability: build browser ## stack depths, overflow and C-loop settle times, files/s, first plot
 	$(BIN)/python -m tests.bench.reliability

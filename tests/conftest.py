@@ -14,7 +14,7 @@ import pytest
 
 from backend.settings import Settings
 from tests.support.browser import launch_args
-from tests.support.engines import EngineBrowser, launch, selected_engines
+from tests.support.engines import ENGINE_GAPS, EngineBrowser, launch, selected_engines
 from tests.support.engines.chromium import ChromiumBrowser
 from tests.support.servers import running, test_app
 from wasm_runtime.builder.manifest import MANIFEST
@@ -24,6 +24,39 @@ from wasm_runtime.paths import RUNTIME_DIR
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     return {**browser_type_launch_args, **launch_args()}
+
+
+def server_variant(item: pytest.Item) -> str | None:
+    """"isolated" or "plain" for a test that takes an engine and a server, else None."""
+    params = getattr(item, "callspec", None)
+    names = getattr(item, "fixturenames", ())
+    if params is not None and "sdk_server" in params.params:
+        return str(params.params["sdk_server"])
+    return "isolated" if "isolated_server" in names else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the engine × server variants an engine cannot run (ENGINE_GAPS)."""
+    kept, gaps = [], config.stash.setdefault(DESELECTED_GAPS, {})
+    for item in items:
+        params = getattr(item, "callspec", None)
+        engine = params.params.get("engine") if params is not None else None
+        reason = ENGINE_GAPS.get((str(engine), server_variant(item) or ""))
+        if reason:
+            gaps.setdefault(f"{engine} {server_variant(item)}: {reason}", []).append(item)
+        else:
+            kept.append(item)
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    for reason, deselected in config.stash.get(DESELECTED_GAPS, {}).items():
+        terminalreporter.write_line(f"engine gap, {len(deselected)} tests deselected: {reason}")
+
+
+DESELECTED_GAPS = pytest.StashKey[dict[str, list[pytest.Item]]]()
 
 
 @pytest.fixture(scope="session", params=selected_engines())

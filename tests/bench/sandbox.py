@@ -1,20 +1,23 @@
-"""Sandbox figures (`make bench-sandbox`): the rows W1–W9 of shared/bench/WORKLOADS.md through the
-SDK in headless Chromium (cross-origin isolated app page), plus `create` from the warm spare and
-10 MB / 100 MB files in and out. Prints figures only; nothing here asserts a time.
+"""Sandbox figures (`make bench-sandbox BROWSER=chromium|firefox|webkit`): the rows W1–W9 of
+shared/bench/WORKLOADS.md through the SDK in one headless engine (cross-origin isolated app page,
+or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
+`create` from the warm spare and 10 MB / 100 MB files in and out. The same table for every engine;
+prints figures only, nothing here asserts a time.
 """
 
 from __future__ import annotations
 
+import argparse
+import time
 from typing import Any
-
-from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
-from tests.support.browser import launch_args
+from tests.support.engines import ENGINE_GAPS, ENGINES, EngineBrowser, EnginePage, launch
 from tests.support.servers import running
 
 RUNS = 5
+BOOT_TIMEOUT_MS = 180_000
 W4 = (
     "import numpy as np, pandas as pd; rng = np.random.default_rng(0); "
     'df = pd.DataFrame({"customer": rng.integers(0, 50, 100_000).astype(str), '
@@ -77,34 +80,34 @@ FILES = """async (mb) => {
 }"""
 
 
-def open_page(browser: Browser, url: str) -> Page:
-    page = browser.new_context().new_page()
-    page.set_default_timeout(180_000)
+def visit(page: EnginePage, url: str) -> EnginePage:
     page.goto(f"{url}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
     return page
 
 
-def cold_start(browser: Browser, url: str, runs: int, same_context: bool) -> list[float]:
-    """W1 from navigation start to the first result; a fresh context has a cold HTTP cache."""
-    context = browser.new_context()
+def open_page(browser: EngineBrowser, url: str) -> EnginePage:
+    """A new page: its own storage and HTTP cache."""
+    return visit(browser.new_page(), url)
+
+
+def cold_start(browser: EngineBrowser, url: str, runs: int, same_page: bool) -> list[float]:
+    """W1 from navigation start to the first result; a new page has a cold HTTP cache, a repeat
+    visit (the same page navigated again) a warm one."""
+    page = browser.new_page()
     samples = []
-    for _ in range(runs):
-        if not same_context:
-            context.close()
-            context = browser.new_context()
-        page = context.new_page()
-        page.set_default_timeout(180_000)
-        page.goto(f"{url}{SDK_PAGE}")
-        page.wait_for_function("window.sdkReady === true")
+    for run in range(runs):
+        if run and not same_page:
+            page.close()
+            page = browser.new_page()
+        visit(page, url)
         samples.append(
             page.evaluate(
                 "async () => { const sb = await wasmbox.Sandbox.create();"
                 " await sb.execute('print(1+1)'); return performance.now(); }"
             )
         )
-        page.close()
-    context.close()
+    page.close()
     return samples
 
 
@@ -122,36 +125,34 @@ WARMED = """async ([code, packages]) => {
 }"""
 
 
-def warmed(browser: Browser, url: str, code: str, packages: list[str]) -> list[float]:
+def warmed(browser: EngineBrowser, url: str, code: str, packages: list[str]) -> list[float]:
     samples = []
     for _ in range(RUNS):
         page = open_page(browser, url)  # a new page: a new spare
         samples.append(float(page.evaluate(WARMED, [code, packages])))
-        page.context.close()
-    return samples
-
-
-def first_of_page(browser: Browser, url: str, code: str) -> list[float]:
-    """`code` as a page's first session: a new page (warm caches, a cold interpreter), its spare
-    left idle 3 s (a user typing) before the sandbox is created."""
-    context = browser.new_context()
-    samples = []
-    for visit in range(RUNS + 1):  # the first visit fills the caches
-        page = context.new_page()
-        page.set_default_timeout(180_000)
-        page.goto(f"{url}{SDK_PAGE}")
-        page.wait_for_function("window.sdkReady === true")
-        page.evaluate("wasmbox.Sandbox.warmup()")
-        page.wait_for_timeout(3000)
-        run = page.evaluate(TIME_RUN, [code, {}, {}])["run"]
-        if visit:
-            samples.append(run)
         page.close()
-    context.close()
     return samples
 
 
-def repeat(page: Page, code: str, key: str, create: dict[str, Any] | None = None) -> list[Any]:
+def first_of_page(browser: EngineBrowser, url: str, code: str) -> list[float]:
+    """`code` as a page's first session: a new document (warm caches, a cold interpreter), its
+    spare left idle 3 s (a user typing) before the sandbox is created."""
+    page = browser.new_page()
+    samples = []
+    for run in range(RUNS + 1):  # the first visit fills the caches
+        visit(page, url)
+        page.evaluate("wasmbox.Sandbox.warmup()")
+        time.sleep(3)
+        sample = page.evaluate(TIME_RUN, [code, {}, {}])["run"]
+        if run:
+            samples.append(sample)
+    page.close()
+    return samples
+
+
+def repeat(
+    page: EnginePage, code: str, key: str, create: dict[str, Any] | None = None
+) -> list[Any]:
     return [page.evaluate(TIME_RUN, [code, create or {}, {}])[key] for _ in range(RUNS)]
 
 
@@ -160,10 +161,15 @@ def row(label: str, text: str) -> None:
 
 
 def main() -> None:
-    with running(app_with_page_headers(True)) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(**launch_args())
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--browser", choices=ENGINES, default="chromium")
+    engine = parser.parse_args().browser
+    isolated = (engine, "isolated") not in ENGINE_GAPS
+    with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
+        served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
+        row("engine", f"{browser.name} {browser.version}, page served {served}")
         row(
-            "W1 cold start, cold browser cache (new context)",
+            "W1 cold start, cold browser cache (new page)",
             summary(cold_start(browser, url, RUNS, False)),
         )
         row(
@@ -172,10 +178,13 @@ def main() -> None:
         )
         page = open_page(browser, url)
         page.evaluate("wasmbox.Sandbox.warmup()")
-        page.evaluate("wasmbox.Sandbox.create()")  # the first claim; spares refill after each
+        mode = page.evaluate(
+            "async () => (await (await wasmbox.Sandbox.create()).environment()).mode"
+        )
+        row("mode (environment().mode)", mode)
         spare_create, spare_total = [], []
         for _ in range(RUNS):
-            page.wait_for_timeout(3000)  # let the spare boot again
+            time.sleep(3)  # let the spare boot again
             sample = page.evaluate(TIME_RUN, ["print(1+1)", {}, {}])
             spare_create.append(sample["create"])
             spare_total.append(sample["total"])
@@ -238,7 +247,7 @@ def main() -> None:
             files = [page.evaluate(FILES, mb) for _ in range(RUNS)]
             row(f"file {mb} MB in (writeFile)", summary([f["put"] for f in files]))
             row(f"file {mb} MB out (readFile)", summary([f["get"] for f in files]))
-        browser.close()
+        page.close()
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ const worker = new Worker(blobUrl, { name: "wasmbox-sandbox" });
 
 // A SharedArrayBuffer cannot cross to the host page (another agent cluster), so it lives here and
 // the host asks this frame, whose thread is free while Python runs, to write the interrupt.
-const interrupt = crossOriginIsolated ? createInterruptBuffer() : null;
+// WebKitGTK reports cross-origin isolation yet has no SharedArrayBuffer: no interrupts there.
+const interrupt = crossOriginIsolated && typeof SharedArrayBuffer === "function" ? createInterruptBuffer() : null;
 const channel = new MessageChannel();
 
 worker.addEventListener("error", (event) => {
@@ -34,7 +35,7 @@ addEventListener("message", (event) => {
 });
 
 // The opaque origin means "*" is the only target origin that can reach the parent.
-parent.postMessage({ type: "frame-ready", isolated: crossOriginIsolated }, "*", [channel.port1]);
+parent.postMessage({ type: "frame-ready", isolated: interrupt !== null }, "*", [channel.port1]);
 
 function isInterrupt(data: unknown): data is FrameRequest {
   const { type, id } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;

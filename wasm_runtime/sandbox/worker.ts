@@ -5,6 +5,7 @@ import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
 import { onFatal } from "./fatal.js";
+import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
 import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -110,6 +111,12 @@ const isFsError = (error: unknown) => typeof error === "object" && error !== nul
 self.onmessage = (event: MessageEvent<Boot>) => {
   if (event.data?.type !== "boot") return;
   self.onmessage = null;
+  const missing = missingGuarantee();
+  if (missing) {
+    const error = { name: "IsolationUnavailable", message: `wasmbox refuses to run code here: ${missing}`, traceback: "" };
+    event.data.port.postMessage({ type: "fatal", error } satisfies WorkerMessage);
+    return;
+  }
   start(event.data).catch((error: unknown) => {
     event.data.port.postMessage({ type: "fatal", error: describeError(error) } satisfies WorkerMessage);
   });

@@ -1,5 +1,6 @@
 // wasmbox SDK entry point, served at /sdk/wasmbox.js.
-export { Sandbox, type StateChangeEvent } from "./sandbox.js";
+export { Sandbox, type SandboxEnvironment, type StateChangeEvent } from "./sandbox.js";
+export type { ModeReport, SandboxMode } from "./mode.js";
 export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
 export type { Environment, ExecutionResult, FileInfo, Outcome, Policy, Validation } from "../protocol/types.js";
 export { Agent, DEFAULT_MAX_STEPS } from "./agent/agent.js";

@@ -3,6 +3,7 @@ import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type Ker
 import type { Engine } from "./engine.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
+import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
 import {
   filesOf,
   settingsOf,
@@ -99,6 +100,11 @@ export class Sandbox extends EventTarget {
     return this.current;
   }
 
+  /** How a stopped run ends in this browser (see `environment()` for why); null while no engine is attached. */
+  get mode(): SandboxMode | null {
+    return this.engine ? modeOf(this.engine.isolated).mode : null;
+  }
+
   /** Run `code`; resolves with an ExecutionResult for anything the code does. */
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     if (typeof code !== "string") return Promise.reject(new TypeError("code must be a string"));
@@ -158,13 +164,13 @@ export class Sandbox extends EventTarget {
     return this.enqueue(async (engine) => expectReply(await engine.call({ type: "list-files" }), "files").files);
   }
 
-  /** The kernel's description, with the limits the host enforces added to `limits`. */
-  environment(): Promise<Environment> {
+  /** The kernel's description, with the limits the host enforces added to `limits` and the mode (interrupt or terminate-only). */
+  environment(): Promise<SandboxEnvironment> {
     return this.enqueue(async (engine) => {
       const { environment } = expectReply(await engine.call({ type: "environment" }), "environment");
       const { timeoutMs, memoryBudgetBytes } = this.settings;
       environment.limits = { ...environment.limits, timeoutMs, memoryBudgetBytes, maxRequestBytes: LIMITS.maxFileBytes };
-      return environment;
+      return { ...environment, ...modeOf(engine.isolated) };
     });
   }
 
@@ -223,6 +229,9 @@ export class Sandbox extends EventTarget {
     this.setState("ready");
   }
 }
+
+/** `environment()`: the kernel's description plus how this browser lets runs be stopped. */
+export type SandboxEnvironment = Environment & ModeReport;
 
 /** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
 function overBudget(result: KernelResult, budget: number): void {

@@ -83,12 +83,14 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   }
   if (isStop(settled)) {
     const how = interrupted ? "did not stop when interrupted" : "was stopped";
+    // In terminate-only mode every stop costs the state: the message says why.
+    const restarted = engine.isolated ? "the sandbox was restarted" : "the sandbox was restarted (terminate-only mode: interrupts need cross-origin isolation)";
     if (stop === ABORTED) {
       engine.kill("cancelled");
-      return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; the sandbox was restarted`);
+      return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; ${restarted}`);
     }
     engine.kill("deadline exceeded");
-    return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; the sandbox was restarted`);
+    return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; ${restarted}`);
   }
   if (settled instanceof EngineDied) {
     return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);

@@ -6,7 +6,12 @@ const streams = { stdout: [], stderr: [] };
 window.wasmbox = {
   Sandbox,
   streams,
-  isolated: crossOriginIsolated,
+  /** Whether runs here can be interrupted (state kept): the SDK's mode, as a live sandbox reports it. */
+  get isolated() {
+    const modes = Sandbox.list().map(({ id }) => Sandbox.get(id)?.mode).filter(Boolean);
+    if (modes.length) return modes.includes("interrupt");
+    return crossOriginIsolated && typeof SharedArrayBuffer === "function";
+  },
   /** Run code in a sandbox by id; streamed chunks are collected in `streams`. */
   async run(id, code, options = {}) {
     streams.stdout.length = 0;

@@ -1,0 +1,69 @@
+"""The app's console in every engine WASMBOX_BROWSERS selects: code runs, its plot shows, and the
+file it wrote downloads with its bytes. Driven only through the engine-agnostic page interface."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.engines import EngineBrowser
+
+pytestmark = pytest.mark.browser
+
+READY_TIMEOUT_MS = 180_000
+CODE = (
+    "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\n"
+    "open('report.csv', 'w').write('a,b\\n1,2\\n')\nprint('saved')"
+)
+# Keeps what the page offers for download (name and bytes) instead of saving it to disk.
+CATCH_DOWNLOADS = """() => {
+  window.offered = [];
+  const blobs = new Map();
+  const create = URL.createObjectURL;
+  URL.createObjectURL = (blob) => {
+    const url = create.call(URL, blob);
+    blobs.set(url, blob);
+    return url;
+  };
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[download]");
+    if (!link) return;
+    event.preventDefault();
+    blobs.get(link.href).text().then((text) => offered.push({ name: link.download, text }));
+  }, true);
+}"""
+RUN_IN_CONSOLE = """(code) => {
+  document.getElementById("console-tab").click();
+  document.getElementById("code").value = code;
+  document.querySelector("#console-form button[type=submit]").click();
+}"""
+PLOT_SHOWN = """() => [...document.querySelectorAll("#transcript img.plot")]
+  .some((img) => img.complete && img.naturalWidth > 0)"""
+STDOUT = """() => [...document.querySelectorAll("#transcript [aria-label=stdout]")]
+  .map((e) => e.textContent.trim())"""
+DOWNLOAD = """(name) => [...document.querySelectorAll("#file-list button")]
+  .find((b) => b.textContent.includes(name)).click()"""
+
+
+def test_console_runs_code_shows_the_plot_and_downloads_the_file(
+    engine: EngineBrowser, console_app: str
+) -> None:
+    page = engine.new_page()
+    try:
+        page.goto(console_app)
+        page.wait_for_function(
+            "document.getElementById('sandbox-state').textContent.includes('ready')",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate(CATCH_DOWNLOADS)
+        page.evaluate(RUN_IN_CONSOLE, CODE)
+        page.wait_for_function(PLOT_SHOWN, timeout=READY_TIMEOUT_MS)
+        assert "saved" in page.evaluate(STDOUT)
+        page.wait_for_function(
+            "[...document.querySelectorAll('#file-list button')]"
+            ".some((b) => b.textContent.includes('report.csv'))"
+        )
+        page.evaluate(DOWNLOAD, "report.csv")
+        page.wait_for_function("window.offered.length > 0")
+        assert page.evaluate("window.offered") == [{"name": "report.csv", "text": "a,b\n1,2\n"}]
+    finally:
+        page.close()

@@ -1,0 +1,97 @@
+"""The mode each engine runs in, and the refusals: `environment()` names how a stopped run ends
+(interrupt, state kept; or terminate-only, state lost), results say what it cost, and where the
+browser does not apply the sandbox's isolation the SDK does not start at all."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+
+import pytest
+from fastapi import Request, Response
+
+from tests.browser.sandbox.conftest import SdkPage, app_with_page_headers, open_sdk_page
+from tests.support.engines import ENGINE_GAPS, EngineBrowser
+from tests.support.servers import running
+
+pytestmark = pytest.mark.browser
+
+CREATE_ERROR = "o => wasmbox.Sandbox.create(o).then(() => 'started', (e) => e.message)"
+
+
+def test_environment_names_the_mode(sdk: SdkPage, sandbox: str) -> None:
+    env = sdk.call(sandbox, "environment")
+    page_isolated = sdk.page.evaluate("crossOriginIsolated")
+    if env["mode"] == "interrupt":
+        assert page_isolated is True
+        assert env["modeReason"] is None
+    else:
+        assert env["mode"] == "terminate-only"
+        expected = "SharedArrayBuffer" if page_isolated else "not cross-origin isolated"
+        assert expected in env["modeReason"]
+    assert sdk.page.evaluate("id => wasmbox.Sandbox.get(id).mode", sandbox) == env["mode"]
+
+
+def test_a_deadline_says_what_the_mode_cost(sdk: SdkPage) -> None:
+    sandbox = sdk.create()
+    mode = sdk.call(sandbox, "environment")["mode"]
+    sdk.run(sandbox, "x = 7")
+    result = sdk.run(sandbox, "while True: pass", timeoutMs=1000)
+    assert result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED"
+    assert result["stateLost"] is (mode == "terminate-only")
+    if mode == "terminate-only":
+        assert "terminate-only mode" in result["error"]["message"]
+    else:
+        assert "state is kept" in result["error"]["message"]
+
+
+@pytest.fixture(scope="module")
+def coi_server(runtime_built: None) -> Iterator[str]:
+    """The app with COOP/COEP, for every engine (isolated_server is skipped where it cannot run)."""
+    with running(app_with_page_headers(True)) as url:
+        yield url
+
+
+def test_cross_origin_isolation_gives_interrupts_or_a_refusal(
+    engine: EngineBrowser, coi_server: str
+) -> None:
+    page, sdk = open_sdk_page(engine, coi_server)
+    try:
+        if (engine.name, "isolated") in ENGINE_GAPS:
+            assert "the sandbox did not start" in sdk.page.evaluate(CREATE_ERROR, {})
+        else:
+            sandbox = sdk.create()
+            assert sdk.call(sandbox, "environment")["mode"] == "interrupt"
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def server_without_sandbox_csp(runtime_built: None) -> Iterator[str]:
+    """A misconfigured server: the sandbox frame's Content-Security-Policy is missing."""
+    app = app_with_page_headers(False)
+
+    @app.middleware("http")
+    async def drop_csp(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        if request.url.path.startswith("/sandbox/"):
+            del response.headers["Content-Security-Policy"]
+        return response
+
+    with running(app) as url:
+        yield url
+
+
+def test_the_sdk_refuses_to_start_where_the_csp_is_not_applied(
+    engine: EngineBrowser, server_without_sandbox_csp: str
+) -> None:
+    """Without the CSP the worker could reach the network: no sandbox starts, and the error
+    says why, rather than code running with less isolation than reported."""
+    page, sdk = open_sdk_page(engine, server_without_sandbox_csp)
+    try:
+        message = sdk.page.evaluate(CREATE_ERROR, {})
+        assert "refuses to run code here" in message
+        assert "Content-Security-Policy" in message
+    finally:
+        page.close()
