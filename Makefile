@@ -4,13 +4,18 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The browser engines `make test` runs the SDK's guarantee tests in (a bare pytest: chromium).
-WASMBOX_BROWSERS ?= chromium,firefox,webkit
+# The browser engines the engine-matrix tests run in (a bare pytest: chromium); `make test-engines`
+# runs the guarantee tests in all three (docs/browsers.md).
+WASMBOX_BROWSERS ?= chromium
 export WASMBOX_BROWSERS
+ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_files.py \
+	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
+	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
+	tests/browser/app/test_engines.py
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -51,6 +56,10 @@ typecheck: setup ## mypy --strict and tsc --strict
 
 test: build browser redis lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser
 	$(BIN)/pytest
+
+test-engines: build ## the guarantee tests and the app smoke test in Chromium, Firefox and WebKit
+	WASMBOX_BROWSERS=chromium,firefox,webkit scripts/ensure-browser.sh
+	WASMBOX_BROWSERS=chromium,firefox,webkit $(BIN)/pytest $(ENGINE_TESTS)
 
 test-js: setup ## TypeScript unit tests (node --test, no browser)
 	node --import tsx --test tests/js/*.test.ts

@@ -163,7 +163,10 @@ def row(label: str, text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--browser", choices=ENGINES, default="chromium")
-    engine = parser.parse_args().browser
+    parser.add_argument("--runs", type=int, default=5, help="samples per row")
+    args = parser.parse_args()
+    global RUNS
+    engine, RUNS = args.browser, args.runs
     isolated = (engine, "isolated") not in ENGINE_GAPS
     with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
         served = "COOP/COEP" if isolated else "plain (cannot run isolated)"

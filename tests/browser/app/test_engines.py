@@ -49,7 +49,7 @@ def test_console_runs_code_shows_the_plot_and_downloads_the_file(
 ) -> None:
     page = engine.new_page()
     try:
-        page.goto(console_app)
+        page.goto(f"{console_app}/?timeoutMs=120000")  # slow engines on a busy machine
         page.wait_for_function(
             "document.getElementById('sandbox-state').textContent.includes('ready')",
             timeout=READY_TIMEOUT_MS,

@@ -9,7 +9,7 @@ from typing import Any
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from tests.support.browser import launch_args
-from tests.support.engines.base import DEFAULT_TIMEOUT_MS
+from tests.support.engines.base import DEFAULT_TIMEOUT_MS, poll
 
 
 class ChromiumPage:
@@ -27,7 +27,8 @@ class ChromiumPage:
     def wait_for_function(
         self, expression: str, arg: Any = None, timeout: float | None = None
     ) -> Any:
-        return self.page.wait_for_function(expression, arg=arg, timeout=timeout)
+        # Playwright evals a non-function predicate in the page, which the app page's CSP refuses.
+        return poll(self, expression, arg, timeout)
 
     def close(self) -> None:
         self.context.close()
