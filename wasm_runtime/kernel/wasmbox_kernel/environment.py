@@ -45,6 +45,10 @@ def notes(options: KernelOptions) -> list[str]:
         "No network: sockets, urllib, http.client, requests and pyfetch fail; "
         "nothing can be downloaded.",
         "No package installs: only the packages listed here and the standard library exist.",
+        "The import policy (js, pyodide.ffi, ctypes and the like refused) is advisory: it stops "
+        "their use by mistake, not code set on getting round it. The browser is the security "
+        "boundary: an opaque-origin sandboxed frame whose Content Security Policy allows no "
+        "network and no storage of the app's.",
         "No threads or processes: threading.Thread.start() fails, multiprocessing and "
         "concurrent.futures pools fail, subprocess is unavailable.",
         "Memory is limited: 32-bit WebAssembly addresses less than 4 GB in all; "

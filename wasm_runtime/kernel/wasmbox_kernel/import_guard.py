@@ -95,5 +95,18 @@ class ImportGuard:
 
 
 def _asked_by_user(importer_globals: Mapping[str, object] | None) -> bool:
-    """True unless the importer is a module that was itself imported (it has a spec)."""
-    return importer_globals is None or importer_globals.get("__spec__") is None
+    """True unless the importer is a module that was itself imported: its globals are the dict
+    of the module its `__spec__` names (a `__spec__` put in an `exec` dict is not enough).
+
+    Advisory all the same: code set on it can run an import in a library module's own globals.
+    The browser (an opaque-origin frame whose CSP allows no network) is the boundary."""
+    if importer_globals is None:
+        return True
+    spec = importer_globals.get("__spec__")
+    if spec is None:
+        return True
+    try:
+        module = sys.modules.get(spec.name)  # type: ignore[attr-defined]
+    except Exception:  # a forged spec without a usable name
+        return True
+    return getattr(module, "__dict__", None) is not importer_globals
