@@ -27,7 +27,7 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 
 
 def server_variant(item: pytest.Item) -> str | None:
-    """"isolated" or "plain" for a test that takes an engine and a server, else None."""
+    """The server variant ("isolated" or "plain") of a test that takes one, else None."""
     params = getattr(item, "callspec", None)
     names = getattr(item, "fixturenames", ())
     if params is not None and "sdk_server" in params.params:
