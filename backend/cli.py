@@ -1,4 +1,4 @@
-"""`wasmbox`: build the runtime, serve the app."""
+"""`wasmbox`: build the runtime, serve the app, export it for a static host."""
 
 from __future__ import annotations
 
@@ -57,6 +57,19 @@ def main(argv: list[str] | None = None) -> int:
         help="bind a non-loopback interface without WASMBOX_ACCESS_TOKEN (anyone may use the key)",
     )
 
+    export_parser = commands.add_parser(
+        "export", help="write the app, SDK, embed and runtime as a folder any static host serves"
+    )
+    export_parser.add_argument(
+        "dir", type=Path, help="output folder (replaced if an earlier export)"
+    )
+    export_parser.add_argument(
+        "--base-path",
+        default=None,
+        metavar="P",
+        help="the URL path the folder will be served under, e.g. /docs/wasmbox/ (adds <base href>)",
+    )
+
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
 
@@ -66,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         from wasmbox.mcp_server import serve as serve_mcp
 
         return serve_mcp(timeout=args.timeout)
+    if args.command == "export":
+        return export_folder(args.dir, args.base_path, console)
     if args.command == "serve":
         return serve_app(
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
@@ -84,6 +99,21 @@ def main(argv: list[str] | None = None) -> int:
         except BuildError as exc:
             console.print(f"[red]Build failed:[/red] {exc}")
             return 1
+    return 0
+
+
+def export_folder(out_dir: Path, base_path: str | None, console: Console) -> int:
+    from backend.site_export import ExportError, ExportOptions, export_site
+
+    try:
+        summary = export_site(ExportOptions(out_dir=out_dir, base_path=base_path))
+    except ExportError as exc:
+        console.print(f"[red]Export failed:[/red] {exc}")
+        return 1
+    console.print(
+        f"Exported {summary.files} files ({summary.bytes / 1e6:.1f} MB) to {summary.out_dir}: "
+        "serve it from any static host, e.g. `python -m http.server -d DIR`."
+    )
     return 0
 
 

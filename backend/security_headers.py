@@ -17,21 +17,27 @@ CROSS_ORIGIN_ISOLATION = {
     "Cross-Origin-Embedder-Policy": "require-corp",
 }
 
-APP_PAGE_CSP = "; ".join(
-    [
-        "default-src 'self'",
-        "script-src 'self' 'wasm-unsafe-eval'",
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data: blob:",
-        "connect-src 'self'",
-        "worker-src 'self' blob:",
-        "frame-src 'self' blob:",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'self'",
-    ]
-)
+
+def app_page_csp(frame_script_sha256: str | None) -> str:
+    """The app pages' CSP. The SDK's sandbox frame is a srcdoc document, which inherits this policy
+    on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here."""
+    frame_script = f" 'sha256-{frame_script_sha256}'" if frame_script_sha256 else ""
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src 'self' 'wasm-unsafe-eval'{frame_script}",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",
+            "connect-src 'self'",
+            "worker-src 'self' blob:",
+            "frame-src 'self' blob:",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'self'",
+        ]
+    )
+
 
 RUNTIME_CORS = {
     "Access-Control-Allow-Origin": "*",

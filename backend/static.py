@@ -8,8 +8,11 @@ answer 404; nothing here ever redirects (the app is built with `redirect_slashes
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import mimetypes
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -17,12 +20,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 
 from backend.deps import SettingsDep
 from backend.security_headers import (
-    APP_PAGE_CSP,
     CROSS_ORIGIN_ISOLATION,
     NOSNIFF,
     RUNTIME_CORS,
+    app_page_csp,
     sandbox_document_csp,
 )
+from wasm_runtime.paths import JS_DIR
 
 MIME_TYPES = {
     ".wasm": "application/wasm",
@@ -124,8 +128,25 @@ def not_found() -> Response:
     return JSONResponse({"error": "not_found"}, status_code=404, headers=NOSNIFF)
 
 
-def app_page_headers(isolated: bool) -> dict[str, str]:
-    headers = {"Content-Security-Policy": APP_PAGE_CSP, "Cache-Control": REVALIDATE}
+def frame_script_sha256(js_dir: Path) -> str | None:
+    """The CSP hash of the sandbox frame's inline script, or None before the JS is built."""
+    path = js_dir / "sandbox" / "frame.js"
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return file_sha256(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def file_sha256(path: Path, mtime_ns: int, size: int) -> str:
+    """Base64 sha256 of a file; the mtime and size in the key make a rebuilt file hash anew."""
+    return base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
+
+
+def app_page_headers(isolated: bool, js_dir: Path = JS_DIR) -> dict[str, str]:
+    csp = app_page_csp(frame_script_sha256(js_dir))
+    headers = {"Content-Security-Policy": csp, "Cache-Control": REVALIDATE}
     return {**headers, **CROSS_ORIGIN_ISOLATION} if isolated else headers
 
 
@@ -171,7 +192,9 @@ def app_asset(rel_path: str, request: Request, settings: SettingsDep) -> Respons
     path = safe_file(settings.js_dir / "app", rel_path) or safe_file(settings.web_dir, rel_path)
     if path is None:
         return not_found()
-    return file_response(request, path, app_page_headers(settings.cross_origin_isolation))
+    return file_response(
+        request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+    )
 
 
 @router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -179,4 +202,26 @@ def index(request: Request, settings: SettingsDep) -> Response:
     path = safe_file(settings.web_dir, "index.html")
     if path is None:
         return not_found()
-    return file_response(request, path, app_page_headers(settings.cross_origin_isolation))
+    return file_response(
+        request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+    )
+
+
+@router.api_route("/embed.js", methods=["GET", "HEAD"], include_in_schema=False)
+@router.api_route("/embed.js.map", methods=["GET", "HEAD"], include_in_schema=False)
+def embed_script(request: Request, settings: SettingsDep) -> Response:
+    """The one-tag embed; in an export it sits at the top too (DIR/embed.js, next to DIR/sdk/)."""
+    path = safe_file(settings.js_dir / "embed", request.url.path.removeprefix("/"))
+    if path is None:
+        return not_found()
+    return file_response(request, path, {**RUNTIME_CORS, "Cache-Control": REVALIDATE})
+
+
+@router.api_route("/examples/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+def example_page(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    path = safe_file(settings.web_dir / "examples", rel_path)
+    if path is None:
+        return not_found()
+    return file_response(
+        request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+    )

@@ -1,30 +1,25 @@
-// Bundle the web app into build/js/app/app.js. The SDK stays external: the app imports the same
-// /sdk/wasmbox.js that any other page would, so the app exercises the public SDK.
+// Bundle the web app into build/js/app/app.js and the embed into build/js/embed/embed.js. The SDK
+// stays external: both import the same sdk/wasmbox.js that any other page would, so they exercise
+// the public SDK. Relative, so they work at a host's root or under a sub-path (`wasmbox export`
+// puts the embed at DIR/embed.js, next to DIR/sdk/; `wasmbox serve` at /embed.js).
 import { build } from "esbuild";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const out = join(root, "build", "js", "app");
+const out = join(root, "build", "js");
 
-const sdkIsExternal = {
+const sdkAt = (path) => ({
   name: "sdk-is-external",
   setup(b) {
-    b.onResolve({ filter: /^wasmbox$/ }, () => ({ path: "/sdk/wasmbox.js", external: true }));
+    b.onResolve({ filter: /^wasmbox$/ }, () => ({ path, external: true }));
   },
-};
-
-await rm(out, { recursive: true, force: true });
-await build({
-  entryPoints: [join(root, "web", "src", "main.ts")],
-  outfile: join(out, "app.js"),
-  bundle: true,
-  format: "esm",
-  target: "es2022",
-  sourcemap: true,
-  minify: true,
-  legalComments: "none",
-  logLevel: "warning",
-  plugins: [sdkIsExternal],
 });
+const common = { bundle: true, format: "esm", target: "es2022", sourcemap: true, minify: true, legalComments: "none", logLevel: "warning" };
+
+await Promise.all(["app", "embed"].map((d) => rm(join(out, d), { recursive: true, force: true })));
+await Promise.all([
+  build({ ...common, entryPoints: [join(root, "web", "src", "main.ts")], outfile: join(out, "app", "app.js"), plugins: [sdkAt("../sdk/wasmbox.js")] }),
+  build({ ...common, entryPoints: [join(root, "web", "src", "embed", "embed.ts")], outfile: join(out, "embed", "embed.js"), plugins: [sdkAt("./sdk/wasmbox.js")] }),
+]);

@@ -144,9 +144,12 @@ export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
 export type FrameRequest = { type: "interrupt"; id: number };
+// Host → frame, once, in answer to `frame-loaded`: the worker's script and where the runtime is.
+export type FrameStart = { type: "start"; script: Blob; runtimeUrl: string };
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
 export type FrameReply =
+  | { type: "frame-loaded" }
   | { type: "frame-ready"; port: MessagePort; isolated: boolean }
   | { type: "worker-crashed"; message: string };
 

@@ -60,7 +60,8 @@ async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Pro
 }
 
 export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<Runtime> {
-  importScripts(new URL("pyodide.js", runtimeUrl).href);
+  // The SDK's worker script already holds Pyodide's loader (sdk/frame-doc.ts); older hosts did not.
+  if (typeof loadPyodide !== "function") importScripts(new URL("pyodide.js", runtimeUrl).href);
   const manifestRead = fileBytes("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest);
   const [pyodide, manifest, wheel] = await Promise.all([
     bootPyodide(runtimeUrl, fileBytes),

@@ -1,8 +1,9 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
-import type { ErrorInfo, FrameRequest, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
+import type { ErrorInfo, FrameRequest, FrameStart, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
 import { parseWorkerMessage } from "../protocol/validate.js";
-import { prefetchBootFiles, runtimeFile } from "./runtime-files.js";
+import { frameDocument, workerScript } from "./frame-doc.js";
+import { prefetchBootFiles, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
@@ -51,13 +52,20 @@ export class Engine {
   }
 
   /** Start a frame and wait until its worker has booted Pyodide and the kernel package. */
-  static start(frameUrl: string): Promise<Engine> {
+  static start(sandboxUrl: string): Promise<Engine> {
+    let srcdoc: string;
+    try {
+      srcdoc = frameDocument();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     prefetchBootFiles(); // read while the frame and its worker start
+    const script = workerScript(sandboxUrl);
     const iframe = document.createElement("iframe");
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
     iframe.allow = "cross-origin-isolated";
     iframe.hidden = true;
-    iframe.src = frameUrl;
+    iframe.srcdoc = srcdoc;
     return new Promise<Engine>((resolve, reject) => {
       let engine: Engine | null = null;
       let started = false;
@@ -67,12 +75,19 @@ export class Engine {
         engine?.die({ name: "SandboxCrashed", message, traceback: "" });
         if (!started) reject(new Error(`the sandbox did not start: ${message}`));
       };
+      const sendScript = () =>
+        script.then(
+          (blob) => iframe.contentWindow?.postMessage({ type: "start", script: blob, runtimeUrl: RUNTIME_URL } satisfies FrameStart, "*"),
+          (error: unknown) => fail(`its files could not be read: ${String(error)}`),
+        );
       const timer = setTimeout(() => fail("boot timed out"), BOOT_TIMEOUT_MS);
       const onMessage = (event: MessageEvent) => {
         if (event.source !== iframe.contentWindow || typeof event.data !== "object" || event.data === null) return;
         const { type } = event.data as { type?: unknown };
         const port = event.ports[0];
-        if (type === "frame-ready" && port && !engine) {
+        if (type === "frame-loaded" && !engine) {
+          void sendScript();
+        } else if (type === "frame-ready" && port && !engine) {
           engine = new Engine(iframe, port, (event.data as { isolated?: unknown }).isolated === true, cleanup);
           engine.booted.then(
             () => ((started = true), clearTimeout(timer), resolve(engine!)),

@@ -5,7 +5,7 @@
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
 import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
-const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
+export const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
 const MANIFEST = "manifest.json";
 const files = new Map<string, Promise<ArrayBuffer>>();
 

@@ -19,7 +19,8 @@ import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
 
-const FRAME_URL = new URL("../sandbox/frame.html", import.meta.url).href;
+/** The sandbox's files (the worker's script); the SDK writes the frame's document (frame-doc.ts). */
+const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
 const registry = new Map<string, Sandbox>();
 // Starting (configuring a claimed engine, or booting one) is work too.
 setBusyCheck(() => [...registry.values()].some(({ state }) => state === "busy" || state === "starting"));

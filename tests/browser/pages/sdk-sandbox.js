@@ -1,5 +1,5 @@
 // Exposes the SDK to the tests, plus small helpers that keep results JSON-friendly.
-import { Sandbox } from "/sdk/wasmbox.js";
+import { Sandbox } from "../sdk/wasmbox.js";
 
 const streams = { stdout: [], stderr: [] };
 

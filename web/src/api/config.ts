@@ -11,9 +11,21 @@ export interface AppConfig {
 
 const MODES: readonly string[] = ["auto", "always", "never"];
 
+/** What the app shows where no wasmbox server answers: a static host (`wasmbox export`). */
+export const STATIC_HOST_CONFIG: AppConfig = {
+  models: [],
+  llmConfigured: false,
+  howToConfigure: "This copy of wasmbox has no server: the Python console works; for the chat, enter an OpenAI-compatible endpoint.",
+  streaming: {},
+};
+
 export async function fetchConfig(): Promise<AppConfig> {
-  const response = await fetch("/api/config", { credentials: "same-origin" });
-  if (!response.ok) throw new Error(`/api/config answered ${response.status}`);
+  // Relative: the app may live under a sub-path. A static host answers 404 (or an HTML page).
+  // Offline (a cached app) is like a static host: there is no server to ask.
+  const response = await fetch("api/config", { credentials: "same-origin" }).catch(() => null);
+  if (!response) return STATIC_HOST_CONFIG;
+  if (response.status === 404 || !response.headers.get("Content-Type")?.includes("json")) return STATIC_HOST_CONFIG;
+  if (!response.ok) throw new Error(`api/config answered ${response.status}`);
   const data = (await response.json()) as Partial<Record<keyof AppConfig, unknown>>;
   const streaming: Record<string, StreamingMode> = {};
   if (data.streaming && typeof data.streaming === "object") {

@@ -1,0 +1,160 @@
+"""`wasmbox export DIR`: the app, SDK, embed, runtime and examples as plain files.
+
+Any static host serves the folder as it is, at its root or under a sub-path, with no special
+headers: every page refers to its files by relative URL, and the sandbox frame carries its own
+policy (wasm_runtime/sdk/frame-doc.ts). `--base-path` adds `<base href>` to the pages, so they also
+work when the host serves the folder's URL without its trailing slash.
+
+The folder is written next to DIR and swapped in whole, so a host never serves half an export;
+an existing DIR is replaced only if an earlier export made it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
+
+MARKER = ".wasmbox-export"
+# Served by `wasmbox serve` with Content-Encoding; a static host would serve them as odd files.
+PRECOMPRESSED_SUFFIXES = (".br", ".gz")
+# The sandbox document is made by the SDK (srcdoc); the served frame.html is for `wasmbox serve`.
+SKIPPED_NAMES = {"frame.html"}
+# At the export's top, so `<script src=".../embed.js">` is the one URL a page needs.
+EMBED_FILES = ("embed.js", "embed.js.map")
+SAFE_BASE_PATH = re.compile(r"^/([A-Za-z0-9._~!$()*+=:@-]+/)*$")
+BASE_TAG_AFTER = "<head>"
+
+
+class ExportError(Exception):
+    """Why an export could not be written; the CLI prints it."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    out_dir: Path
+    base_path: str | None = None
+    js_dir: Path = JS_DIR
+    runtime_dir: Path = RUNTIME_DIR
+    web_dir: Path = REPO_ROOT / "web"
+
+
+@dataclass
+class ExportSummary:
+    out_dir: Path
+    files: int = 0
+    bytes: int = 0
+    pages: list[str] = field(default_factory=list)
+
+
+def normalize_base_path(text: str) -> str:
+    """`/sub/path/` from `/sub/path` or `sub/path/`; refuse what a URL path cannot hold as is."""
+    path = "/" + text.strip().strip("/") + "/" if text.strip("/ ") else "/"
+    if not SAFE_BASE_PATH.match(path) or any(part in (".", "..") for part in path.split("/")):
+        raise ExportError(
+            f"--base-path must be a plain URL path such as /docs/wasmbox/, not {text!r}"
+        )
+    return path
+
+
+def export_site(options: ExportOptions) -> ExportSummary:
+    """Write the export into `options.out_dir`; raise ExportError with what is missing or wrong."""
+    base_path = normalize_base_path(options.base_path) if options.base_path is not None else None
+    out = options.out_dir.resolve()
+    check_target(out)
+    sources = source_folders(options)
+    staging = out.with_name(f".{out.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        for source, target in sources:
+            copy_tree(source, staging / target)
+        shutil.copy2(options.web_dir / "styles.css", staging / "app" / "styles.css")
+        for name in EMBED_FILES:
+            shutil.copy2(options.js_dir / "embed" / name, staging / name)
+        pages = write_pages(options.web_dir, staging, base_path)
+        (staging / MARKER).write_text("made by `wasmbox export`; replaced whole by the next one\n")
+        swap_in(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    files = [p for p in out.rglob("*") if p.is_file()]
+    return ExportSummary(out, len(files), sum(p.stat().st_size for p in files), pages)
+
+
+def check_target(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise ExportError(
+            f"{out} is not empty and was not made by `wasmbox export`: choose another folder"
+        )
+
+
+def source_folders(options: ExportOptions) -> list[tuple[Path, str]]:
+    """(built folder, folder in the export) pairs; each must exist."""
+    pairs = [
+        (options.js_dir / "app", "app"),
+        (options.js_dir / "sdk", "sdk"),
+        (options.js_dir / "sandbox", "sandbox"),
+        (options.runtime_dir, "runtime"),
+        (options.web_dir / "examples", "examples"),
+    ]
+    missing = [str(source) for source, _ in pairs if not source.is_dir()]
+    required_files = [options.runtime_dir / "manifest.json"]
+    required_files += [options.js_dir / "embed" / name for name in EMBED_FILES]
+    missing += [str(path) for path in required_files if not path.is_file()]
+    if missing:
+        raise ExportError(f"build output missing ({', '.join(missing)}): run `make build` first")
+    return pairs
+
+
+def copy_tree(source: Path, target: Path) -> None:
+    for path in sorted(source.rglob("*")):
+        if (
+            not path.is_file()
+            or path.suffix in PRECOMPRESSED_SUFFIXES
+            or path.name in SKIPPED_NAMES
+        ):
+            continue
+        if any(part.startswith(".") for part in path.relative_to(source).parts):
+            continue
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+
+
+def write_pages(web_dir: Path, staging: Path, base_path: str | None) -> list[str]:
+    """The app's page and the examples, with `<base href>` when a base path is given."""
+    pages = [
+        "index.html",
+        *sorted(f"examples/{p.name}" for p in (web_dir / "examples").glob("*.html")),
+    ]
+    for page in pages:
+        html = (web_dir / page).read_text(encoding="utf-8")
+        # Each page's own folder under the base path, so its relative URLs keep their meaning.
+        folder = page.rpartition("/")[0]
+        base = None if base_path is None else base_path + (f"{folder}/" if folder else "")
+        (staging / page).write_text(with_base(html, base), encoding="utf-8")
+    return pages
+
+
+def with_base(html: str, base_path: str | None) -> str:
+    if base_path is None:
+        return html
+    if BASE_TAG_AFTER not in html:
+        raise ExportError("a page has no <head> to put <base href> in")
+    return html.replace(BASE_TAG_AFTER, f'{BASE_TAG_AFTER}\n  <base href="{base_path}">', 1)
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    """Replace `out` with `staging`; the old export is removed only once the new one is in place."""
+    old = out.with_name(f".{out.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,121 @@
+"""`wasmbox export`: the folder's layout, base paths, and what it refuses to overwrite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backend.cli import main
+from backend.site_export import ExportError, ExportOptions, export_site, normalize_base_path
+from tests.backend.static_tree import SECRET, write
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> dict[str, Path]:
+    """Build output and web sources, laid out as `make build` leaves them."""
+    runtime, js, web = tmp_path / "runtime", tmp_path / "js", tmp_path / "web"
+    write(runtime / "manifest.json", b"{}")
+    write(runtime / "pyodide.asm.wasm", b"\0asm")
+    write(runtime / "pyodide.asm.wasm.br", b"compressed")
+    write(runtime / ".hidden", SECRET)
+    write(js / "sandbox" / "frame.html", b"<!doctype html>")
+    write(js / "sandbox" / "frame.js", b"frame")
+    write(js / "sandbox" / "worker.js", b"worker")
+    write(js / "sdk" / "wasmbox.js", b"sdk")
+    write(js / "app" / "app.js", b"app")
+    write(js / "embed" / "embed.js", b"embed")
+    write(js / "embed" / "embed.js.map", b"{}")
+    write(web / "index.html", b"<html><head><title>app</title></head></html>")
+    write(web / "styles.css", b"body {}")
+    write(web / "examples" / "embed.html", b"<html><head></head><body></body></html>")
+    return {"runtime_dir": runtime, "js_dir": js, "web_dir": web}
+
+
+def export(built: dict[str, Path], out: Path, base_path: str | None = None) -> Path:
+    export_site(ExportOptions(out_dir=out, base_path=base_path, **built))
+    return out
+
+
+def files_of(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_the_layout_is_the_contract(built: dict[str, Path], tmp_path: Path) -> None:
+    out = export(built, tmp_path / "site")
+    assert files_of(out) == {
+        ".wasmbox-export",
+        "index.html",
+        "embed.js",
+        "embed.js.map",
+        "app/app.js",
+        "app/styles.css",
+        "sdk/wasmbox.js",
+        "sandbox/frame.js",
+        "sandbox/worker.js",
+        "runtime/manifest.json",
+        "runtime/pyodide.asm.wasm",
+        "examples/embed.html",
+    }
+
+
+def test_a_base_path_goes_into_each_page(built: dict[str, Path], tmp_path: Path) -> None:
+    out = export(built, tmp_path / "site", base_path="docs/wasmbox")
+    assert '<base href="/docs/wasmbox/">' in (out / "index.html").read_text()
+    assert '<base href="/docs/wasmbox/examples/">' in (out / "examples/embed.html").read_text()
+    plain = export(built, tmp_path / "plain")
+    assert "<base" not in (plain / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        pytest.param("/", "/", id="root"),
+        pytest.param("/a/b", "/a/b/", id="no-trailing-slash"),
+        pytest.param("a/b/", "/a/b/", id="no-leading-slash"),
+    ],
+)
+def test_base_paths_are_normalized(given: str, expected: str) -> None:
+    assert normalize_base_path(given) == expected
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pytest.param("/a/../b/", id="dot-dot"),
+        pytest.param('/a"><script>/', id="markup"),
+        pytest.param("/a b/", id="space"),
+        pytest.param("https://example.org/a/", id="absolute-url"),
+    ],
+)
+def test_bad_base_paths_are_refused(bad: str) -> None:
+    with pytest.raises(ExportError, match="--base-path"):
+        normalize_base_path(bad)
+
+
+def test_an_earlier_export_is_replaced_whole(built: dict[str, Path], tmp_path: Path) -> None:
+    out = export(built, tmp_path / "site")
+    (out / "stale.js").write_text("from the last build")
+    export(built, out)
+    assert not (out / "stale.js").exists()
+    assert not list(tmp_path.glob(".site.*")), "no staging folder is left behind"
+
+
+def test_a_folder_it_did_not_make_is_left_alone(built: dict[str, Path], tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    write(mine / "thesis.tex", b"years of work")
+    with pytest.raises(ExportError, match="not made by `wasmbox export`"):
+        export(built, mine)
+    assert (mine / "thesis.tex").read_bytes() == b"years of work"
+
+
+def test_missing_build_output_says_to_build(built: dict[str, Path], tmp_path: Path) -> None:
+    (built["js_dir"] / "embed" / "embed.js").unlink()
+    with pytest.raises(ExportError, match="make build"):
+        export(built, tmp_path / "site")
+
+
+def test_the_cli_reports_a_refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "mine" / "notes.txt", b"mine")
+    assert main(["export", str(tmp_path / "mine")]) == 1
+    assert "Export failed" in capsys.readouterr().err
