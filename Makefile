@@ -15,7 +15,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-anywhere clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -89,6 +89,9 @@ bench-reliability: build browser ## stack depths, overflow and C-loop settle tim
 
 bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
 	$(BIN)/python -m tests.bench.app
+
+bench-anywhere: build browser ## Python client and `wasmbox mcp` timings: cold start, warm 1+1 (and mcp-run-python when it can run)
+	$(BIN)/python -m tests.bench.anywhere
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

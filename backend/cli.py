@@ -73,8 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
 
+    ask = commands.add_parser("ask", help="ask a model; it runs Python in the sandbox to answer")
+    ask.add_argument("question")
+    ask.add_argument("--file", action="append", default=[], type=Path, help="(repeatable)")
+    ask.add_argument("--model", default=None, help="default: the first of WASMBOX_MODELS")
+    ask.add_argument("--json", action="store_true", help="print the parts as JSON lines")
+    ask.add_argument("--max-steps", type=int, default=8, help="code runs at most (%(default)s)")
+    ask.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
+    ask.add_argument("--out", type=Path, default=Path("wasmbox-out"), help="(%(default)s)")
+
     args = parser.parse_args(argv)
     console = Console(stderr=True)
+    if args.command == "ask":
+        from wasmbox.ask.cli import run_ask
+
+        return run_ask(args, console)
     if args.command == "mcp":
         from wasmbox.mcp_server import serve as serve_mcp
 

@@ -51,6 +51,6 @@ def host(loop: Loop, runtime_built: None) -> Iterator[Host]:
 @pytest.fixture(scope="module")
 def sandbox(loop: Loop, host: Host) -> Iterator[Sandbox]:
     """A sandbox shared by the module's tests that do not disturb each other."""
-    sb = loop(Sandbox.create(timeout=30, host=host))
+    sb = loop(Sandbox.create(timeout=300, host=host))
     yield sb
     loop(sb.close())

@@ -19,7 +19,8 @@ from tests.client.conftest import Loop
 pytestmark = pytest.mark.browser
 
 SERVER = StdioServerParameters(
-    command=sys.executable, args=["-c", "from backend.cli import main; main(['mcp'])"]
+    command=sys.executable,
+    args=["-c", "from backend.cli import main; main(['mcp', '--timeout', '300'])"],
 )
 
 

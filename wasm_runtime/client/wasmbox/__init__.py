@@ -11,6 +11,7 @@ async with await wasmbox.Sandbox.create(timeout=30) as sb:
 
 from wasmbox.errors import RuntimeMissing, SandboxError, WasmboxError
 from wasmbox.host import Host
+from wasmbox.report import result_text
 from wasmbox.results import (
     Audit,
     Display,
@@ -39,4 +40,5 @@ __all__ = [
     "SandboxError",
     "Validation",
     "WasmboxError",
+    "result_text",
 ]

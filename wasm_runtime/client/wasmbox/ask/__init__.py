@@ -1,0 +1,1 @@
+"""`wasmbox ask`: generate → run → observe → revise → explain, from a terminal."""
