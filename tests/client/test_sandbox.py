@@ -64,6 +64,7 @@ def test_environment(loop: Loop, sandbox: Sandbox) -> None:
     env = loop(sandbox.environment())
     assert env.python.startswith("3.12")
     assert "numpy" in env.packages and env.limits["timeoutMs"] == 300_000
+    assert env.mode == "interrupt" and env.mode_reason is None  # the host page is isolated
 
 
 def test_network_is_blocked_and_audited(loop: Loop, sandbox: Sandbox) -> None:

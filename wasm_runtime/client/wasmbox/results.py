@@ -105,7 +105,11 @@ class ExecutionResult(WireModel):
 
 
 class Environment(WireModel):
+    """`sb.environment()`: the kernel's description plus how a stopped run ends (SDK `mode.ts`)."""
+
     python: str
     packages: dict[str, str]
     limits: dict[str, object]
     notes: list[str]
+    mode: Literal["interrupt", "terminate-only"]
+    mode_reason: str | None
