@@ -1,0 +1,71 @@
+"""llama-cpp-python's OpenAI-compatible server on loopback, serving one verified local model.
+
+The server runs in its own virtualenv (scripts/ensure-llama.sh makes it) as a child process that
+is stopped when the block ends. `chatml-function-calling` is the chat format that answers
+`tools` requests; it is the one the product was tried with.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from tests.support.models import Model, ensure
+from tests.support.servers import free_port
+
+VERSION = "0.3.36"
+VENV = Path.home() / ".cache" / "wasmbox" / "llama" / f"venv-{VERSION}"
+CHAT_FORMAT = "chatml-function-calling"
+START_TIMEOUT_S = 180
+
+
+def source(model: Model) -> str:
+    """How recorded outputs name where they came from."""
+    return f"llama-cpp-python {VERSION} {CHAT_FORMAT}, {model.name}"
+
+
+@contextmanager
+def llama_server(
+    model: Model, *, alias: str, n_ctx: int = 4096, threads: int = 2, log: Path | None = None
+) -> Iterator[str]:
+    """Serve `model` as `alias`; yield the base URL up to `/v1`."""
+    python = VENV / "bin" / "python"
+    if not python.is_file():
+        raise RuntimeError(f"{python} is missing: run scripts/ensure-llama.sh (make test does)")
+    port = free_port()
+    cmd = [str(python), "-m", "llama_cpp.server", "--model", str(ensure(model))]
+    cmd += ["--model_alias", alias, "--chat_format", CHAT_FORMAT, "--n_ctx", str(n_ctx)]
+    cmd += ["--n_threads", str(threads), "--host", "127.0.0.1", "--port", str(port)]
+    out = log.open("ab") if log else subprocess.DEVNULL
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the llama.cpp server exited with {process.returncode}")
+            try:
+                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the llama.cpp server did not start in time")
+            time.sleep(0.5)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if not isinstance(out, int):
+            out.close()
