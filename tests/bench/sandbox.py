@@ -81,6 +81,7 @@ FILES = """async (mb) => {
 
 
 def visit(page: EnginePage, url: str) -> EnginePage:
+    page.goto("about:blank")  # a repeat visit is a new document (Firefox aborts a same-URL one)
     page.goto(f"{url}{SDK_PAGE}")
     page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
     return page
