@@ -18,16 +18,21 @@ function sandbox(id) {
   return found;
 }
 
+const NO_PERSISTENCE = "this SDK has no persisted sessions (Sandbox.resume)";
+const persistence = () => typeof Sandbox.resume === "function";
+
 const stream = (token, name) => (text) =>
   window.wasmboxStream(token, name, text);
 
 window.wasmboxHost = {
   async create(options) {
+    // An SDK without persisted sessions would ignore `persist`: refuse instead of pretending.
+    if (options.persist !== undefined && !persistence())
+      throw new Error(NO_PERSISTENCE);
     return (await Sandbox.create(options)).id;
   },
   async resume(id) {
-    if (typeof Sandbox.resume !== "function")
-      throw new Error("this SDK has no persisted sessions (Sandbox.resume)");
+    if (!persistence()) throw new Error(NO_PERSISTENCE);
     return (await Sandbox.resume(id)).id;
   },
   execute(id, code, { files = [], token = null, ...options }) {
