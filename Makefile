@@ -15,7 +15,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-anywhere clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-anywhere bench-agent llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -54,7 +54,7 @@ typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy
 	npm run --silent typecheck
 
-test: build browser redis lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser
+test: build browser redis llama lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser
 	$(BIN)/pytest
 
 test-engines: build ## the guarantee tests and the app smoke test in Chromium, Firefox and WebKit
@@ -64,8 +64,11 @@ test-engines: build ## the guarantee tests and the app smoke test in Chromium, F
 test-js: setup ## TypeScript unit tests (node --test, no browser)
 	node --import tsx --test tests/js/*.test.ts
 
-test-fast: setup ## unit tests only (no browser, no runtime build)
-	$(BIN)/pytest -m "not browser and not network"
+test-fast: setup ## unit tests only (no browser, no runtime build, no real model)
+	$(BIN)/pytest -m "not browser and not network and not realmodel"
+
+llama: ## llama-cpp-python's server for the real-model tests (wheel built once, cached in ~/.cache/wasmbox/llama)
+	scripts/ensure-llama.sh
 
 bench-runtime: build browser ## runtime figures: build time, bytes, boot time in Chromium
 	$(BIN)/python -m tests.bench.runtime
@@ -92,6 +95,9 @@ bench-app: build browser ## web-app figures: open → input usable → sandbox r
 
 bench-anywhere: build browser ## Python client and `wasmbox mcp` timings: cold start, warm 1+1 (and mcp-run-python when it can run)
 	$(BIN)/python -m tests.bench.anywhere
+
+bench-agent: build browser llama ## the example tasks with Qwen2.5-Coder-1.5B (local, ~1.1 GB once): pass rate, steps, time, parser paths
+	$(BIN)/python -m tests.bench.agent
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

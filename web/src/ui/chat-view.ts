@@ -28,7 +28,7 @@ export class ChatView {
       case "text":
         return this.appendText(event.text);
       case "code":
-        return this.showCode(event.part.callId, event.part.code);
+        return this.showCode(event.part.callId, event.part.code, event.form);
       case "output":
         return this.appendOutput(event.callId, event.stream, event.text);
       case "result":
@@ -96,11 +96,14 @@ export class ChatView {
     });
   }
 
-  private showCode(callId: string, code: string): void {
+  private showCode(callId: string, code: string, form?: string): void {
     this.liveText = null;
     const live = h("pre", { class: "stream live", "aria-label": "running", "aria-busy": "true" });
     this.liveOutputs.set(callId, live);
-    this.container().append(codeBlock(code, "code"), live);
+    const block = codeBlock(code, "code");
+    // Which reply form the call came in (tool_calls, hermes, fenced-json…), for bench-agent and debugging.
+    if (form) block.dataset.form = form;
+    this.container().append(block, live);
     this.scroll();
   }
 

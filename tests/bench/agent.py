@@ -1,0 +1,234 @@
+"""The product's example tasks with a real local model (`make bench-agent`).
+
+Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tests/support/models.py) behind llama-cpp-python's server,
+the real app (its SDK Agent) in Chromium through the backend proxy. For each task: solved or
+not, steps (model requests), time, the reply form each run_python call came in, and every
+failure as the page showed it. Prints a table; nothing asserts.
+
+    python -m tests.bench.agent [--tasks primes fibonacci ...] [--timeout-min 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Page, Request, sync_playwright
+from pydantic import SecretStr
+
+from backend.settings import Settings
+from tests.support.browser import launch_args
+from tests.support.llama_server import llama_server, source
+from tests.support.models import QWEN_CODER
+from tests.support.servers import running, test_app
+
+ALIAS = "qwen2.5-coder-1.5b"
+RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
+WATCH_END = """() => {
+  const log = document.querySelector('[role="log"]');
+  window.__ended = false;
+  new MutationObserver((records, observer) => {
+    if (records.some((r) => r.oldValue === "true") && log.getAttribute("aria-busy") === "false") {
+      window.__ended = true; observer.disconnect();
+    }
+  }).observe(log, { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true });
+}"""
+
+CUSTOMERS = "customer,revenue\n" + "".join(
+    f"C{(n * 7) % 12:02d},{(n * 37) % 500 + 10}\n" for n in range(60)
+)
+PRICES = "item,unit_price\nbolt,2.5\nnut,4.0\nscrew,1.25\n"
+
+
+def top_customers() -> list[str]:
+    totals: Counter[str] = Counter()
+    for line in CUSTOMERS.splitlines()[1:]:
+        name, revenue = line.split(",")
+        totals[name] += int(revenue)
+    return [name for name, _ in totals.most_common(5)]
+
+
+@dataclass
+class Task:
+    name: str
+    messages: list[str]
+    solved: Callable[[str, Page], bool]  # (final answer text, page)
+    upload: tuple[str, str] | None = None  # (file name, content)
+
+
+def has_all(*needles: str) -> Callable[[str, Page], bool]:
+    return lambda text, _page: all(n in text.replace(",", "") for n in needles)
+
+
+def plotted_then_counted(text: str, page: Page) -> bool:
+    images = page.get_by_role("img", name="figure produced by the code").count()
+    return images > 0 and "500" in text
+
+
+TASKS = [
+    Task("primes", ["What is the sum of all prime numbers below 100?"], has_all("1060")),
+    Task(
+        "fibonacci",
+        ["Calculate the first 20 Fibonacci numbers and find which ones are prime"],
+        has_all("13", "89", "233", "1597"),
+    ),
+    Task(
+        "sales-growth",
+        [
+            "Daily sales: 2026-01-01 12400, 2026-01-02 9800, 2026-01-03 15200, 2026-01-04 11100, "
+            "2026-01-05 18900. What is the day-over-day growth in percent?"
+        ],
+        has_all("-20.97", "55.1", "-26.97", "70.27"),
+    ),
+    Task(
+        "top-customers",
+        ["Who are the top 5 customers by total revenue in customers.csv?"],
+        has_all(*top_customers()),
+        upload=("customers.csv", CUSTOMERS),
+    ),
+    Task(
+        "self-repair",
+        ["What is the total of the price column in prices.csv?"],
+        has_all("7.75"),
+        upload=("prices.csv", PRICES),
+    ),
+    Task(
+        "plot-follow-up",
+        [
+            "Plot a histogram of 500 samples from a normal distribution (numpy seed 1).",
+            "Now tell me the count and the mean of those same numbers.",
+        ],
+        plotted_then_counted,
+    ),
+]
+
+
+@dataclass
+class Outcome:
+    task: str
+    solved: bool = False
+    hung: bool = False
+    steps: int = 0
+    seconds: float = 0.0
+    forms: list[str] = field(default_factory=list)
+    shown_failures: list[str] = field(default_factory=list)
+    answer: str = ""
+    transcript: str = ""
+
+
+def run_task(page: Page, url: str, task: Task, timeout_ms: float) -> Outcome:
+    outcome = Outcome(task.name)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if r.url.endswith("/completions") else None)
+    replies = RESULTS / "agent-replies"
+    replies.mkdir(parents=True, exist_ok=True)
+
+    def keep_reply(request: Request) -> None:  # the model's raw replies, for parser fixtures
+        response = request.response()
+        if request.url.endswith("/completions") and response:
+            try:
+                body = response.text()
+            except Exception:  # a body the browser did not keep is only not saved
+                return
+            (replies / f"{task.name}-{len(requests):02d}.txt").write_text(body)
+
+    page.on("requestfinished", keep_reply)
+    page.goto(url)
+    page.get_by_text("Sandbox: ready").wait_for(timeout=180_000)
+    if task.upload:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / task.upload[0]
+            path.write_text(task.upload[1])
+            page.get_by_label("Upload files").set_input_files(str(path))
+            page.get_by_role("listitem").filter(has_text=task.upload[0]).wait_for()
+    start = time.monotonic()
+    for message in task.messages:
+        page.evaluate(WATCH_END)
+        page.get_by_label("Message").fill(message)
+        page.get_by_label("Message").press("Enter")
+        try:
+            page.wait_for_function("() => window.__ended === true", timeout=timeout_ms)
+        except Exception:  # a turn that never ends is the finding
+            outcome.hung = True
+            page.get_by_role("button", name="Stop").click()
+            break
+    outcome.seconds = time.monotonic() - start
+    outcome.steps = len(requests)
+    log = page.get_by_role("log")
+    outcome.forms = log.locator("pre.code[data-form]").evaluate_all(
+        "(els) => els.map((e) => e.dataset.form)"
+    )
+    outcome.shown_failures = log.get_by_role("alert").all_inner_texts()
+    last = page.get_by_role("article", name="Assistant").last
+    outcome.answer = "\n".join(last.locator(".model-text").all_inner_texts()).strip()
+    outcome.transcript = log.inner_text()
+    outcome.solved = not outcome.hung and task.solved(outcome.answer, page)
+    return outcome
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = [f"{'task':16} {'solved':7} {'steps':>5} {'time s':>7}  parser paths / failures shown"]
+    for o in outcomes:
+        forms = ", ".join(f"{f}×{n}" for f, n in Counter(o.forms).items()) or "no run"
+        status = "HUNG" if o.hung else ("yes" if o.solved else "no")
+        rows.append(f"{o.task:16} {status:7} {o.steps:>5} {o.seconds:>7.0f}  {forms}")
+        rows.extend(f"{'':39}shown: {failure}" for failure in o.shown_failures)
+    solved = sum(o.solved for o in outcomes)
+    hung = sum(o.hung for o in outcomes)
+    rows.append(f"pass rate {solved}/{len(outcomes)}, hung {hung}")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tasks", nargs="*", default=[t.name for t in TASKS])
+    parser.add_argument("--timeout-min", type=float, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    tasks = [t for t in TASKS if t.name in args.tasks]
+    RESULTS.mkdir(exist_ok=True)
+    print(f"model: {source(QWEN_CODER)}", flush=True)
+    outcomes: list[Outcome] = []
+    log = RESULTS / "bench-agent-llama.log"
+    with (
+        llama_server(QWEN_CODER, alias=ALIAS, n_ctx=8192, threads=args.threads, log=log) as base,
+        running(test_app(settings(base))) as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(**launch_args())
+        for task in tasks:
+            context = browser.new_context()
+            outcome = run_task(context.new_page(), url, task, args.timeout_min * 60_000)
+            context.close()
+            outcomes.append(outcome)
+            (RESULTS / f"bench-agent-{task.name}.txt").write_text(outcome.transcript)
+            print(table([outcome]).splitlines()[1], flush=True)
+        browser.close()
+    print()
+    print(table(outcomes))
+    for o in outcomes:
+        if not o.solved:
+            print(f"\n--- {o.task} (not solved) transcript: bench-results/bench-agent-{o.task}.txt")
+            print(o.transcript[-3000:])
+    return 0
+
+
+def settings(base: str) -> Settings:
+    return Settings(
+        openai_base_url=base,
+        openai_api_key=SecretStr("sk-local-not-a-secret"),
+        models=[ALIAS],
+        max_tokens=1024,
+        upstream_read_timeout_s=900,
+        rate_limit="10000/minute",
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
