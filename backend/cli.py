@@ -69,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="P",
         help="the URL path the folder will be served under, e.g. /docs/wasmbox/ (adds <base href>)",
     )
+    export_parser.add_argument(
+        "--precache-all",
+        action="store_true",
+        help="make every package work offline after one visit (else packages are cached when used)",
+    )
 
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
@@ -93,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_mcp(timeout=args.timeout)
     if args.command == "export":
-        return export_folder(args.dir, args.base_path, console)
+        return export_folder(args.dir, args.base_path, console, precache_all=args.precache_all)
     if args.command == "serve":
         return serve_app(
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
@@ -115,11 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def export_folder(out_dir: Path, base_path: str | None, console: Console) -> int:
+def export_folder(
+    out_dir: Path, base_path: str | None, console: Console, *, precache_all: bool = False
+) -> int:
     from backend.site_export import ExportError, ExportOptions, export_site
 
     try:
-        summary = export_site(ExportOptions(out_dir=out_dir, base_path=base_path))
+        options = ExportOptions(out_dir=out_dir, base_path=base_path, precache_all=precache_all)
+        summary = export_site(options)
     except ExportError as exc:
         console.print(f"[red]Export failed:[/red] {exc}")
         return 1

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backend.offline import OfflineError, files_under, runtime_urls, service_worker
 from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
 MARKER = ".wasmbox-export"
@@ -37,6 +38,8 @@ class ExportError(Exception):
 class ExportOptions:
     out_dir: Path
     base_path: str | None = None
+    # Precache every package wheel, not only the boot files (the rest are cached when first used).
+    precache_all: bool = False
     js_dir: Path = JS_DIR
     runtime_dir: Path = RUNTIME_DIR
     web_dir: Path = REPO_ROOT / "web"
@@ -76,6 +79,7 @@ def export_site(options: ExportOptions) -> ExportSummary:
         for name in EMBED_FILES:
             shutil.copy2(options.js_dir / "embed" / name, staging / name)
         pages = write_pages(options.web_dir, staging, base_path)
+        write_service_worker(options.js_dir, staging, options.precache_all)
         (staging / MARKER).write_text("made by `wasmbox export`; replaced whole by the next one\n")
         swap_in(staging, out)
     except BaseException:
@@ -106,6 +110,7 @@ def source_folders(options: ExportOptions) -> list[tuple[Path, str]]:
     missing = [str(source) for source, _ in pairs if not source.is_dir()]
     required_files = [options.runtime_dir / "manifest.json"]
     required_files += [options.js_dir / "embed" / name for name in EMBED_FILES]
+    required_files.append(options.js_dir / "sw" / "sw.js")
     missing += [str(path) for path in required_files if not path.is_file()]
     if missing:
         raise ExportError(f"build output missing ({', '.join(missing)}): run `make build` first")
@@ -140,6 +145,25 @@ def write_pages(web_dir: Path, staging: Path, base_path: str | None) -> list[str
         base = None if base_path is None else base_path + (f"{folder}/" if folder else "")
         (staging / page).write_text(with_base(html, base), encoding="utf-8")
     return pages
+
+
+def offline_files(site: Path, precache_all: bool) -> dict[str, Path]:
+    """URL (relative to the export's folder) → file, for everything the service worker precaches."""
+    files = {"./": site / "index.html", "embed.js": site / "embed.js"}
+    files |= files_under(site / "app", "app/", (".js", ".css"))
+    files |= files_under(site / "sdk", "sdk/", (".js",))
+    files |= files_under(site / "sandbox", "sandbox/", (".js",))
+    files |= files_under(site / "examples", "examples/", (".html", ".js", ".css"))
+    return files | runtime_urls(site / "runtime", precache_all)
+
+
+def write_service_worker(js_dir: Path, site: Path, precache_all: bool) -> None:
+    try:
+        template = (js_dir / "sw" / "sw.js").read_text(encoding="utf-8")
+        worker = service_worker(template, offline_files(site, precache_all))
+    except (OSError, OfflineError) as exc:
+        raise ExportError(f"the service worker could not be made: {exc}") from exc
+    (site / "sw.js").write_text(worker, encoding="utf-8")
 
 
 def with_base(html: str, base_path: str | None) -> str:

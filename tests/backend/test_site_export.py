@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,20 @@ from tests.backend.static_tree import SECRET, write
 def built(tmp_path: Path) -> dict[str, Path]:
     """Build output and web sources, laid out as `make build` leaves them."""
     runtime, js, web = tmp_path / "runtime", tmp_path / "js", tmp_path / "web"
-    write(runtime / "manifest.json", b"{}")
+    write(
+        runtime / "manifest.json",
+        b'{"packages": {"wasmbox-kernel": {"file": "k-1.0-py3-none-any.whl"}}}',
+    )
+    write(runtime / "k-1.0-py3-none-any.whl", b"kernel")
+    for name in (
+        "pyodide-lock.json",
+        "python_stdlib.zip",
+        "pyodide.asm.js",
+        "pyodide.js",
+        "snapshot.bin",
+    ):
+        write(runtime / name, name.encode())
+    write(runtime / "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", b"numpy")
     write(runtime / "pyodide.asm.wasm", b"\0asm")
     write(runtime / "pyodide.asm.wasm.br", b"compressed")
     write(runtime / ".hidden", SECRET)
@@ -26,6 +40,7 @@ def built(tmp_path: Path) -> dict[str, Path]:
     write(js / "app" / "app.js", b"app")
     write(js / "embed" / "embed.js", b"embed")
     write(js / "embed" / "embed.js.map", b"{}")
+    write(js / "sw" / "sw.js", b"precacheAndRoute(self.__WB_MANIFEST, __WASMBOX_WHEEL_CACHE__)")
     write(web / "index.html", b"<html><head><title>app</title></head></html>")
     write(web / "styles.css", b"body {}")
     write(web / "examples" / "embed.html", b"<html><head></head><body></body></html>")
@@ -33,7 +48,16 @@ def built(tmp_path: Path) -> dict[str, Path]:
 
 
 def export(built: dict[str, Path], out: Path, base_path: str | None = None) -> Path:
-    export_site(ExportOptions(out_dir=out, base_path=base_path, **built))
+    dirs = built
+    export_site(
+        ExportOptions(
+            out_dir=out,
+            base_path=base_path,
+            js_dir=dirs["js_dir"],
+            runtime_dir=dirs["runtime_dir"],
+            web_dir=dirs["web_dir"],
+        )
+    )
     return out
 
 
@@ -45,6 +69,7 @@ def test_the_layout_is_the_contract(built: dict[str, Path], tmp_path: Path) -> N
     out = export(built, tmp_path / "site")
     assert files_of(out) == {
         ".wasmbox-export",
+        "sw.js",
         "index.html",
         "embed.js",
         "embed.js.map",
@@ -55,6 +80,13 @@ def test_the_layout_is_the_contract(built: dict[str, Path], tmp_path: Path) -> N
         "sandbox/worker.js",
         "runtime/manifest.json",
         "runtime/pyodide.asm.wasm",
+        "runtime/k-1.0-py3-none-any.whl",
+        "runtime/pyodide-lock.json",
+        "runtime/python_stdlib.zip",
+        "runtime/pyodide.asm.js",
+        "runtime/pyodide.js",
+        "runtime/snapshot.bin",
+        "runtime/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
         "examples/embed.html",
     }
 
@@ -119,3 +151,29 @@ def test_the_cli_reports_a_refusal(tmp_path: Path, capsys: pytest.CaptureFixture
     write(tmp_path / "mine" / "notes.txt", b"mine")
     assert main(["export", str(tmp_path / "mine")]) == 1
     assert "Export failed" in capsys.readouterr().err
+
+
+def test_the_service_worker_precaches_the_boot_files(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    out = export(built, tmp_path / "site")
+    worker = (out / "sw.js").read_text()
+    entries = json.loads(worker[len("precacheAndRoute(") : worker.index("]") + 1])
+    urls = {entry["url"] for entry in entries}
+    assert {"./", "embed.js", "sdk/wasmbox.js", "runtime/snapshot.bin"} <= urls
+    assert "runtime/k-1.0-py3-none-any.whl" in urls, "the kernel boots every sandbox"
+    assert "runtime/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl" not in urls
+    assert all(len(entry["revision"]) == 20 for entry in entries)
+    assert '"wasmbox-wheels-' in worker
+
+
+def test_a_changed_file_changes_its_revision_only(built: dict[str, Path], tmp_path: Path) -> None:
+    def revisions() -> dict[str, str]:
+        worker = (export(built, tmp_path / "site") / "sw.js").read_text()
+        entries = json.loads(worker[len("precacheAndRoute(") : worker.index("]") + 1])
+        return {entry["url"]: entry["revision"] for entry in entries}
+
+    before = revisions()
+    write(built["js_dir"] / "sdk" / "wasmbox.js", b"sdk, next build")
+    after = revisions()
+    assert {url for url in before if before[url] != after[url]} == {"sdk/wasmbox.js"}

@@ -11,6 +11,8 @@ import { byId, h } from "./ui/dom.js";
 import { FileList } from "./ui/file-list.js";
 import { saveText } from "./ui/files.js";
 import { StatusBar } from "./ui/status.js";
+import { showUpdateNotice } from "./sw/notice.js";
+import { registerOffline } from "./sw/register.js";
 
 function start(): void {
   const status = new StatusBar(byId("sandbox-state"), byId("activity"), byId<HTMLProgressElement>("boot-progress"));
@@ -120,3 +122,5 @@ function start(): void {
 }
 
 start();
+// app.js is at app/; the service worker at the top, so its scope covers the app and the examples.
+registerOffline(new URL("../sw.js", import.meta.url), showUpdateNotice);

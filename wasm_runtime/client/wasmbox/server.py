@@ -48,7 +48,9 @@ def client_app(settings: Settings) -> FastAPI:
         path = safe_file(PAGE_DIR, name)
         if path is None:
             return not_found()
-        return file_response(request, path, app_page_headers(settings.cross_origin_isolation))
+        return file_response(
+            request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+        )
 
     return app
 
