@@ -15,7 +15,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-anywhere bench-agent llama clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -89,6 +89,9 @@ bench-sandbox: build browser ## sandbox figures in one engine (BROWSER=chromium|
 
 bench-reliability: build browser ## stack depths, overflow and C-loop settle times, files/s, first plot
 	$(BIN)/python -m tests.bench.reliability
+
+bench-static: build browser ## exported folder, no COOP/COEP: embed's first result cold, repeat, offline; bytes
+	$(BIN)/python -m tests.bench.static
 
 bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
 	$(BIN)/python -m tests.bench.app
