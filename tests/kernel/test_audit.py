@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import sys
 
+from wasmbox_kernel.audit import AuditCollector
 from wasmbox_kernel.context import DISPATCHER
 
 
@@ -80,10 +81,21 @@ def test_each_run_collects_only_its_own_events(run, kernel):
     assert run(kernel, "1")["audit"]["filesWritten"] == []
 
 
-def test_the_audit_hook_is_installed_once(run, make_kernel):
+def test_the_audit_hook_is_installed_once(run, make_kernel, monkeypatch):
+    """Hooks cannot be listed or removed: a second install shows as each event seen twice."""
+    seen: list[tuple[str, object]] = []
+    original = AuditCollector.on_event
+
+    def counting(self: AuditCollector, event: str, args: tuple[object, ...]) -> None:
+        seen.append((event, args[0]))
+        original(self, event, args)
+
+    monkeypatch.setattr(AuditCollector, "on_event", counting)
     run(make_kernel(), "1")
     run(make_kernel(), "1")
-    assert DISPATCHER._hooked is True
+    run(make_kernel(), "open('once.txt', 'w').close()")
+    opened = [target for event, target in seen if event == "open" and "once.txt" in str(target)]
+    assert len(opened) == 1
     assert DISPATCHER.current() is None  # nothing stays active after a run
 
 

@@ -59,6 +59,13 @@ def test_phone_width_has_no_sideways_scroll(
     page.emulate_media(color_scheme=scheme)
     app_page.open(console_app)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # The scheme is applied: the page's own colours (web/styles.css), not the browser's default.
+    colours = page.evaluate(
+        "[getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]"
+    )
+    expected = {"light": ["rgb(251, 251, 250)", "rgb(29, 31, 33)"]}
+    expected["dark"] = ["rgb(22, 24, 27)", "rgb(230, 231, 233)"]
+    assert colours == expected[scheme]
     assert page.get_by_label("Python code").is_visible()
     assert page.get_by_role("button", name="Run").is_visible()
     app_page.screenshot(f"phone-{scheme}")
