@@ -143,6 +143,32 @@ def tool_call_completion_reply(code: str, model: str = "gpt-test") -> Reply:
     )
 
 
+def ollama_tool_call_stream_reply(code: str) -> Reply:
+    """A tool call as older Ollama streams it: whole, in one chunk, no `index`, `content: ""`."""
+    function = {"name": "run_python", "arguments": json.dumps({"code": code})}
+    call = {"id": "call_abc", "type": "function", "function": function}
+    chunks = [
+        chunk({"role": "assistant", "content": "", "tool_calls": [call]}),
+        chunk({"role": "assistant", "content": ""}, finish="tool_calls"),
+        DONE,
+    ]
+    return Reply(chunks=chunks, content_type="text/event-stream")
+
+
+def vllm_tool_call_stream_reply(code: str) -> Reply:
+    """A tool call as some vLLM versions stream it: no id, the name repeated, `content: null`."""
+    arguments = json.dumps({"code": code})
+    named = {"index": 0, "type": "function", "function": {"name": "run_python", "arguments": ""}}
+    more = {"index": 0, "function": {"name": "run_python", "arguments": arguments}}
+    chunks = [
+        chunk({"role": "assistant", "content": None, "tool_calls": [named]}),
+        chunk({"content": None, "tool_calls": [more]}),
+        chunk({"content": None}, finish="tool_calls"),
+        DONE,
+    ]
+    return Reply(chunks=chunks, content_type="text/event-stream")
+
+
 def empty_stream_reply() -> Reply:
     """An event stream with nothing in it: llama-cpp-python's answer to `stream` with `tools`."""
     return Reply(chunks=[], content_type="text/event-stream")

@@ -5,20 +5,24 @@ and a model switch applies from the next message on."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
 from tests.browser.app.conftest import AppPage, ScriptedModel, final
 from tests.support.fake_openai import (
+    Reply,
     completion_reply,
     cut_stream_reply,
     empty_stream_reply,
     error_reply,
     functions_prefix_reply,
     hermes_reply,
+    ollama_tool_call_stream_reply,
     stream_reply,
     tool_call_completion_reply,
     tool_call_stream_reply,
+    vllm_tool_call_stream_reply,
 )
 
 pytestmark = pytest.mark.browser
@@ -141,3 +145,15 @@ def test_a_server_refusing_null_content_beside_tool_calls_is_sent_empty_strings(
     assert refused["messages"][2]["content"] is None
     assert accepted["messages"][2]["content"] == ""
     assert accepted["messages"][2]["tool_calls"][0]["function"]["name"] == "run_python"
+
+
+@pytest.mark.parametrize(
+    "reply", [ollama_tool_call_stream_reply, vllm_tool_call_stream_reply], ids=["ollama", "vllm"]
+)
+def test_tool_calls_streamed_the_way_local_servers_stream_them_run(
+    app_page: AppPage, agent_app: str, model: ScriptedModel, reply: Callable[[str], Reply]
+) -> None:
+    model.script(reply(PRIMES), final("The sum is 1060."))
+    app_page.open(agent_app).ask("What is the sum of all primes below 100?")
+    assert model.tool_results()[0]["stdout"].strip() == "1060"
+    assert app_page.page.get_by_text("The sum is 1060.").is_visible()

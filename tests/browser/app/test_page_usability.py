@@ -37,6 +37,18 @@ def test_sandbox_state_is_announced(app_page: AppPage, console_app: str) -> None
     assert state.inner_text() == "Sandbox: ready"
 
 
+def test_sandbox_state_follows_a_run(app_page: AppPage, console_app: str) -> None:
+    app_page.open(console_app)
+    page = app_page.page
+    state = page.get_by_role("status").filter(has_text="Sandbox:")
+    with app_page.finishing(60_000):
+        page.get_by_label("Python code").fill("import time\ntime.sleep(1.5)")
+        page.get_by_role("button", name="Run").click()
+        page.get_by_text("Sandbox: busy").wait_for(timeout=30_000)
+    page.get_by_text("Sandbox: ready").wait_for(timeout=30_000)
+    assert state.inner_text() == "Sandbox: ready"
+
+
 def test_start_up_progress_counted_the_runtime_download(
     app_page: AppPage, console_app: str
 ) -> None:

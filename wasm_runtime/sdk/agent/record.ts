@@ -1,17 +1,16 @@
 // Run code and record it as two parts of a turn (the code, then its result), reporting each step.
 // The agent's runs and the app's console runs both go through here.
 import type { ExecutionResult } from "../../protocol/types.js";
+import type { ExecuteOptions } from "../options.js";
 import { outputText } from "./model-result.js";
 import type { Part, Turn } from "./transcript.js";
 
 export type CodePart = Extract<Part, { kind: "executable_code" }>;
 export type ResultPart = Extract<Part, { kind: "code_execution_result" }>;
 
+/** What a run needs of a sandbox: the SDK's `Sandbox`, or a stand-in with its `execute`. */
 export interface RunSandbox {
-  execute(
-    code: string,
-    options: { onStdout?: (text: string) => void; onStderr?: (text: string) => void; signal?: AbortSignal },
-  ): Promise<ExecutionResult>;
+  execute(code: string, options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal">): Promise<ExecutionResult>;
 }
 
 export interface RecordHooks {

@@ -5,6 +5,8 @@ import type { StatusBar } from "../ui/status.js";
 
 export interface Notes {
   note(text: string, kind?: "note" | "error"): void;
+  /** Render what is still waiting for the next frame, so "done" is announced on a finished page. */
+  settle(): void;
 }
 
 interface ModelFailure {
@@ -53,6 +55,7 @@ export class Activity {
       done();
       this.current = null;
       this.stopButton.disabled = true;
+      this.notes.settle();
       this.log.setAttribute("aria-busy", "false");
       this.onEnd();
     }

@@ -89,11 +89,19 @@ export class ChatView {
     if (live.pending) return;
     live.pending = true;
     // Re-render the markdown at most once a frame however fast tokens arrive.
-    requestAnimationFrame(() => {
-      live.pending = false;
-      live.element.replaceChildren(renderMarkdown(live.text));
-      this.scroll();
-    });
+    requestAnimationFrame(() => this.render(live));
+  }
+
+  /** Render streamed text still waiting for its frame. */
+  settle(): void {
+    if (this.liveText?.pending) this.render(this.liveText);
+  }
+
+  private render(live: LiveText): void {
+    if (!live.pending) return;
+    live.pending = false;
+    live.element.replaceChildren(renderMarkdown(live.text));
+    this.scroll();
   }
 
   private showCode(callId: string, code: string, form?: string): void {
