@@ -179,7 +179,7 @@ export class Agent {
           const content = await this.runOrRefuse(turn, call, form, signal, emit);
           this.messages.push({ role: "tool", tool_call_id: ids[i] as string, content });
         }
-        ran = true;
+        ran ||= calls.some((call) => "code" in call);
         continue;
       }
       this.messages.push({ role: "assistant", content: reply.content });
@@ -196,7 +196,7 @@ export class Agent {
       const results: string[] = [];
       for (const call of calls) results.push(`Result of run_python:\n${await this.runOrRefuse(turn, call, form, signal, emit)}`);
       this.messages.push({ role: "user", content: results.join("\n\n") });
-      ran = true;
+      ran ||= calls.some((call) => "code" in call);
     }
     emit({ type: "step-limit", steps: maxSteps });
     return "step-limit";
