@@ -3,7 +3,14 @@
 import type { Audit, ErrorInfo, KernelResult, Outcome } from "./types.js";
 
 export function emptyAudit(codeSha256: string): Audit {
-  return { codeSha256, filesRead: [], filesWritten: [], networkAttempts: [], importedModules: [], peakMemoryBytes: null };
+  return {
+    codeSha256,
+    filesRead: [],
+    filesWritten: [],
+    networkAttempts: [],
+    importedModules: [],
+    peakMemoryBytes: null,
+  };
 }
 
 /** What a run streamed before it ended without a kernel result. */
@@ -13,12 +20,25 @@ export interface Streamed {
   truncated: boolean;
 }
 
-export const nothingStreamed = (): Streamed => ({ stdout: "", stderr: "", truncated: false });
+export const nothingStreamed = (): Streamed => ({
+  stdout: "",
+  stderr: "",
+  truncated: false,
+});
 
-export const errorInfo = (name: string, message: string): ErrorInfo => ({ name, message, traceback: "" });
+export const errorInfo = (name: string, message: string): ErrorInfo => ({
+  name,
+  message,
+  traceback: "",
+});
 
 /** A result for a run the kernel did not finish: what it streamed so far, and why it ended. */
-export function resultWithoutKernel(outcome: Outcome, error: ErrorInfo, streamed: Streamed, codeSha256: string): KernelResult {
+export function resultWithoutKernel(
+  outcome: Outcome,
+  error: ErrorInfo,
+  streamed: Streamed,
+  codeSha256: string,
+): KernelResult {
   return {
     outcome,
     stdout: streamed.stdout,

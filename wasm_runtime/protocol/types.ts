@@ -73,7 +73,11 @@ export interface ExecutionResult extends KernelResult {
   validation?: Validation;
 }
 
-export type PolicyRules = { allowModules?: string[]; denyModules?: string[]; maxCodeBytes?: number };
+export type PolicyRules = {
+  allowModules?: string[];
+  denyModules?: string[];
+  maxCodeBytes?: number;
+};
 export type Policy = "default" | "off" | PolicyRules;
 
 /** Per-sandbox kernel settings, sent once when a booted worker is claimed. */
@@ -90,9 +94,29 @@ export interface Environment {
   packages: Record<string, string>;
   limits: Record<string, unknown>;
   notes: string[];
+  /** Added by the host: the page's storage (`navigator.storage`), where persisted sandboxes live. */
+  storage?: {
+    usage: number | null;
+    quota: number | null;
+    persisted: boolean | null;
+  };
 }
 
 export type StreamName = "stdout" | "stderr";
+
+/** A variable that could not be saved or restored, and why. */
+export interface SkippedVariable {
+  name: string;
+  reason: string;
+}
+
+/** The kernel's pickled variables, the ones it could not pickle, and the packages they need. */
+export interface SavedState {
+  data: Uint8Array;
+  skipped: SkippedVariable[];
+  /** Runtime packages loaded when saved: loaded again before the state is restored. */
+  packages: string[];
+}
 
 // Host → worker, over the MessagePort the frame hands to the host. Every request has an `id`
 // that its reply echoes; an `execute` request's `id` is also its run's id, which the run's
@@ -107,7 +131,11 @@ export type WorkerRequest =
   | { type: "preload"; id: number; packages: string[] }
   // A spare nobody waits for runs throwaway cells (sandbox/rehearsal.ts), and with `exercise`
   // warms the interpreter's code for the page's first heavy cell; it stops at the next request.
-  | { type: "rehearse"; id: number; exercise: boolean };
+  | { type: "rehearse"; id: number; exercise: boolean }
+  // A persisted session's variables (sdk/session-state.ts): pickled out after runs, back into a
+  // new worker on resume, after the `packages` they need are loaded.
+  | { type: "save-state"; id: number }
+  | { type: "load-state"; id: number; data: Uint8Array; packages: string[] };
 
 // Worker → host: replies to requests (by `id`) and events of a run or of the worker.
 export type WorkerReply =
@@ -120,14 +148,30 @@ export type WorkerReply =
   | { type: "file"; id: number; data: Uint8Array }
   | { type: "files"; id: number; files: FileInfo[] }
   | { type: "environment"; id: number; environment: Environment }
+  | { type: "state"; id: number; state: SavedState }
+  | {
+      type: "state-loaded";
+      id: number;
+      restored: string[];
+      failed: SkippedVariable[];
+    }
   | { type: "failed"; id: number; error: ErrorInfo }
   | { type: "fatal"; error: ErrorInfo };
 
 // Worker → host, the one request the worker makes: a runtime file's bytes. The opaque frame's
 // HTTP cache is a new partition on every visit, so the worker asks the host page, whose cache
 // persists. The host answers with a `RuntimeFileReply` carrying the same `fetchId`.
-export type RuntimeFileRequest = { type: "fetch-runtime"; fetchId: number; file: string };
-export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
+export type RuntimeFileRequest = {
+  type: "fetch-runtime";
+  fetchId: number;
+  file: string;
+};
+export type RuntimeFileReply = {
+  type: "runtime-file";
+  fetchId: number;
+  data: Uint8Array | null;
+  error: string | null;
+};
 
 /** Everything the worker posts to the host. */
 export type WorkerMessage = WorkerReply | RuntimeFileRequest;
@@ -136,7 +180,13 @@ export type WorkerMessage = WorkerReply | RuntimeFileRequest;
 export type HostMessage = WorkerRequest | RuntimeFileReply;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
-export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.zip", "pyodide.asm.wasm", "snapshot.bin"];
+export const BOOT_FILES = [
+  "manifest.json",
+  "pyodide-lock.json",
+  "python_stdlib.zip",
+  "pyodide.asm.wasm",
+  "snapshot.bin",
+];
 
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
@@ -158,5 +208,6 @@ export const LIMITS = {
   maxStreamChunk: 1 << 20,
   maxTextBytes: 64 << 20,
   maxFileBytes: 100 * 1024 * 1024,
+  maxStateBytes: 1024 * 1024 * 1024,
   maxListEntries: 10_000,
 } as const;

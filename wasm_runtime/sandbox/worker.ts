@@ -7,6 +7,7 @@ import { listFiles, readFile, writeFile } from "./files.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
+import { loadState, saveState } from "./state.js";
 import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
 
@@ -71,6 +72,16 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
         }
         case "list-files":
           return post({ type: "files", id, files: listFiles(runtime) });
+        case "save-state": {
+          if (!kernel) throw new Error("the sandbox is not configured");
+          const state = await saveState(runtime, kernel);
+          return post({ type: "state", id, state }, [state.data.buffer]);
+        }
+        case "load-state": {
+          if (!kernel) throw new Error("the sandbox is not configured");
+          const { restored, failed } = await loadState(runtime, kernel, request.data, request.packages);
+          return post({ type: "state-loaded", id, restored, failed });
+        }
         case "environment":
           if (!kernel) throw new Error("the sandbox is not configured");
           return post({ type: "environment", id, environment: environmentOf(kernel) });

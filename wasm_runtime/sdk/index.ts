@@ -1,13 +1,60 @@
 // wasmbox SDK entry point, served at /sdk/wasmbox.js.
-export { Sandbox, type SandboxEnvironment, type StateChangeEvent } from "./sandbox.js";
+export {
+  Sandbox,
+  SessionLocked,
+  SessionNotFound,
+  SessionStorageFull,
+  type ResumeReport,
+  type SandboxEnvironment,
+  type SaveFailedEvent,
+  type StateChangeEvent,
+} from "./sandbox.js";
 export type { ModeReport, SandboxMode } from "./mode.js";
-export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
-export type { Environment, ExecutionResult, FileInfo, Outcome, Policy, Validation } from "../protocol/types.js";
+export type {
+  CreateOptions,
+  ExecuteOptions,
+  FileInput,
+  SandboxInfo,
+  SandboxState,
+  StartProgress,
+} from "./options.js";
+export type {
+  Environment,
+  ExecutionResult,
+  FileInfo,
+  Outcome,
+  Policy,
+  SkippedVariable,
+  Validation,
+} from "../protocol/types.js";
+export type { HistoryEntry } from "./session/store.js";
 export { Agent, DEFAULT_MAX_STEPS } from "./agent/agent.js";
-export type { AgentCreateOptions, AgentEvent, AgentSandbox, AskOptions, StreamingMode } from "./agent/agent.js";
-export { ChatError, type ChatDelta, type ChatErrorType, type ChatFn, type ChatMessage, type ChatRequest } from "./agent/chat-types.js";
+export type {
+  AgentCreateOptions,
+  AgentEvent,
+  AgentSandbox,
+  AskOptions,
+  StreamingMode,
+} from "./agent/agent.js";
+export {
+  ChatError,
+  type ChatDelta,
+  type ChatErrorType,
+  type ChatFn,
+  type ChatMessage,
+  type ChatRequest,
+} from "./agent/chat-types.js";
 export { httpChat, type HttpChatOptions } from "./agent/chat-http.js";
-export { classifyReply, type ClassifiedReply, type ReplyForm } from "./agent/reply-forms.js";
+export {
+  classifyReply,
+  type ClassifiedReply,
+  type ReplyForm,
+} from "./agent/reply-forms.js";
 export { outputText, resultForModel } from "./agent/model-result.js";
-export { newTranscript, type Part, type Transcript, type Turn } from "./agent/transcript.js";
+export {
+  newTranscript,
+  type Part,
+  type Transcript,
+  type Turn,
+} from "./agent/transcript.js";
 export { recordRun, type RecordHooks } from "./agent/record.js";

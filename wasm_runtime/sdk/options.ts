@@ -14,6 +14,14 @@ export interface CreateOptions {
   stderrLimit?: number;
   /** The worker is recycled (state lost) once its wasm heap grows past this. */
   memoryBudgetBytes?: number;
+  /**
+   * Keep the sandbox's files, run history and variables in this page's storage, so
+   * `Sandbox.resume(id)` brings them back after a reload: `true` (30 days after the last use)
+   * or `{ ttlDays }`.
+   */
+  persist?: boolean | { ttlDays?: number };
+  /** A persisted sandbox's name in `Sandbox.list()`. */
+  title?: string;
   /** Start-up progress, for a loading bar: runtime bytes downloaded, then booting, then ready. */
   onProgress?: (progress: StartProgress) => void;
 }
@@ -44,9 +52,31 @@ export type SandboxState = "starting" | "ready" | "busy" | "closed";
 
 export interface SandboxInfo {
   id: string;
+  /** "closed" for a persisted sandbox no page has open: `Sandbox.resume(id)` opens it. */
   state: SandboxState;
+  persisted: boolean;
+  title?: string;
   createdAt: number;
   lastUsedAt: number;
+  /** Persisted only: when it will be removed unless used again, and the bytes it stores. */
+  expiresAt?: number;
+  bytes?: number;
+}
+
+export const DEFAULT_TTL_DAYS = 30;
+
+/** Days a persisted sandbox is kept after its last use, or null when it is not persisted. */
+export function ttlOf(persist: CreateOptions["persist"]): number | null {
+  if (persist === undefined || persist === false) return null;
+  if (persist === true) return DEFAULT_TTL_DAYS;
+  if (typeof persist !== "object" || persist === null) throw new TypeError("persist must be true or { ttlDays }");
+  return positive(persist.ttlDays, DEFAULT_TTL_DAYS, "persist.ttlDays");
+}
+
+export function titleOf(title: unknown): string | undefined {
+  if (title === undefined) return undefined;
+  if (typeof title !== "string" || title.length > 200) throw new TypeError("title must be a string of at most 200 characters");
+  return title;
 }
 
 export type { FileInfo };

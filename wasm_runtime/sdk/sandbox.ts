@@ -1,12 +1,42 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, files, and results as DESIGN.md defines.
-import { LIMITS, type Environment, type ExecutionResult, type FileInfo, type KernelResult, type WorkerReply } from "../protocol/types.js";
+import {
+  LIMITS,
+  type Environment,
+  type ExecutionResult,
+  type FileInfo,
+  type KernelResult,
+  type WorkerReply,
+} from "../protocol/types.js";
 import type { Engine } from "./engine.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
 import {
+  loadCatalog,
+  forgetRecord,
+  persistedInfo,
+  persistedInfos,
+} from "./session/catalog.js";
+import { SessionLocked, holdSessionLock } from "./session/lock.js";
+import {
+  capture,
+  newRecord,
+  PersistedSession,
+  type Carried,
+  type ResumeReport,
+} from "./session/persisted.js";
+import { askPersistentStorage, storageReport } from "./session/storage.js";
+import {
+  deleteSession,
+  readSession,
+  SessionStorageFull,
+  type HistoryEntry,
+} from "./session/store.js";
+import {
   filesOf,
   settingsOf,
+  titleOf,
+  ttlOf,
   type CreateOptions,
   type ExecuteOptions,
   type SandboxInfo,
@@ -23,32 +53,164 @@ import { watchRun } from "./watchdog.js";
 const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
 const registry = new Map<string, Sandbox>();
 // Starting (configuring a claimed engine, or booting one) is work too.
-setBusyCheck(() => [...registry.values()].some(({ state }) => state === "busy" || state === "starting"));
+setBusyCheck(() =>
+  [...registry.values()].some(
+    ({ state }) => state === "busy" || state === "starting",
+  ),
+);
+
+// Expired persisted sandboxes go at start-up, before the page lists or resumes any.
+await loadCatalog();
 
 /** Dispatched by a Sandbox whenever `state` changes; `detail.state` is the new state. */
 export type StateChangeEvent = CustomEvent<{ state: SandboxState }>;
+/** Dispatched by a persisted Sandbox when a save fails; what was saved before is intact. */
+export type SaveFailedEvent = CustomEvent<{ error: Error }>;
+
+export { SessionLocked, SessionStorageFull, type ResumeReport };
+
+/** Thrown by `Sandbox.resume` for an id with nothing saved (never saved, deleted or expired). */
+export class SessionNotFound extends Error {
+  override name = "SessionNotFound";
+}
+
+/** How a sandbox starts: a new id, or a saved session's, and what it brings into its worker. */
+interface Origin {
+  id?: string;
+  persisted?: PersistedSession;
+  carried?: Carried;
+  history?: HistoryEntry[];
+  appData?: unknown;
+}
 
 export class Sandbox extends EventTarget {
-  readonly id = crypto.randomUUID();
-  readonly createdAt = Date.now();
-  lastUsedAt = this.createdAt;
+  readonly id: string;
+  readonly createdAt: number;
+  lastUsedAt: number;
+  /** The code and result of each run (kept for persisted sandboxes, restored on resume). */
+  readonly history: HistoryEntry[];
+  /** Set by `resume` and `fork`: what came back into the new worker and what did not. */
+  resumeReport: ResumeReport | null = null;
+  /** The last save's error, until a save succeeds; see the `savefailed` event. */
+  saveError: Error | null = null;
   private current: SandboxState = "starting";
   private engine: Engine | null = null;
   private readonly mirror = new FileMirror();
   private queue: Promise<unknown> = Promise.resolve();
   /** Resolves when a (re)started engine is ready; every queued call waits for it. */
   private ready: Promise<void>;
+  private readonly persisted: PersistedSession | null;
+  private carried: Carried | null;
+  private data: unknown;
+  private saveQueued = false;
+  private saving: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly settings: Settings) {
+  private constructor(
+    private readonly settings: Settings,
+    origin: Origin = {},
+  ) {
     super();
+    this.id = origin.id ?? crypto.randomUUID();
+    this.persisted = origin.persisted ?? null;
+    this.createdAt = this.persisted?.record.createdAt ?? Date.now();
+    this.lastUsedAt = this.persisted?.record.lastUsedAt ?? this.createdAt;
+    this.history = [...(origin.history ?? [])];
+    this.data = origin.appData ?? null;
+    this.carried = origin.carried ?? null;
+    for (const [path, data] of this.carried?.files ?? [])
+      this.mirror.set(path, data);
     this.ready = this.attachEngine();
   }
 
-  /** A ready sandbox; quick when the warm spare is booted. */
+  /** A ready sandbox; quick when the warm spare is booted. With `persist`, saved after each run. */
   static async create(options: CreateOptions = {}): Promise<Sandbox> {
-    const sandbox = new Sandbox(settingsOf(options));
+    const settings = settingsOf(options);
+    const ttlDays = ttlOf(options.persist);
+    const title = titleOf(options.title);
+    const id = crypto.randomUUID();
+    const persisted =
+      ttlDays === null
+        ? undefined
+        : new PersistedSession(
+            newRecord(id, settings, ttlDays, title),
+            await holdSessionLock(id),
+            true,
+          );
+    return Sandbox.open(
+      new Sandbox(settings, { id, persisted }),
+      options.onProgress,
+    );
+  }
+
+  /**
+   * A persisted sandbox back in a new worker: its files, variables and history. The page that
+   * has it open gets that same Sandbox; another tab holding it makes this throw SessionLocked.
+   * `resumeReport` names what could not be restored.
+   */
+  static async resume(
+    id: string,
+    options: Pick<CreateOptions, "onProgress"> = {},
+  ): Promise<Sandbox> {
+    if (typeof id !== "string")
+      throw new TypeError("resume needs a sandbox id");
+    const open = registry.get(id);
+    if (open) return open;
+    const release = await holdSessionLock(id);
+    try {
+      const stored = await readSession(id);
+      if (!stored || stored.record.expiresAt <= Date.now()) {
+        if (stored) await deleteSession(id);
+        forgetRecord(id);
+        throw new SessionNotFound(
+          `no saved sandbox ${id}: it was never persisted, or was deleted or expired`,
+        );
+      }
+      const { record, files, state } = stored;
+      const carried: Carried = {
+        files,
+        state: state && {
+          data: state,
+          skipped: record.skipped,
+          packages: record.packages,
+        },
+      };
+      const persisted = new PersistedSession(record, release, false);
+      const sandbox = new Sandbox(record.settings, {
+        id,
+        persisted,
+        carried,
+        history: record.history,
+        appData: record.appData,
+      });
+      return await Sandbox.open(sandbox, options.onProgress);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Remove a sandbox and everything it stored (closing it first if this page has it open). */
+  static async delete(id: string): Promise<void> {
+    if (typeof id !== "string")
+      throw new TypeError("delete needs a sandbox id");
+    const open = registry.get(id);
+    if (open) await open.close({ save: false });
+    const release = await holdSessionLock(id);
+    try {
+      await deleteSession(id);
+      forgetRecord(id);
+    } finally {
+      release();
+    }
+  }
+
+  /** Register, wait until ready (closing on failure), and save a persisted sandbox once. */
+  private static async open(
+    sandbox: Sandbox,
+    onProgress: CreateOptions["onProgress"],
+  ): Promise<Sandbox> {
     registry.set(sandbox.id, sandbox);
-    const { onProgress } = options;
+    if (sandbox.persisted) void askPersistentStorage();
     const report = (phase: StartProgress["phase"], totals: DownloadTotals) => {
       try {
         onProgress?.({ phase, ...totals });
@@ -57,7 +219,9 @@ export class Sandbox extends EventTarget {
       }
     };
     const stopWatching = onProgress
-      ? watchDownloads((t) => report(t.loadedBytes < t.totalBytes ? "downloading" : "starting", t))
+      ? watchDownloads((t) =>
+          report(t.loadedBytes < t.totalBytes ? "downloading" : "starting", t),
+        )
       : () => undefined;
     try {
       await sandbox.ready;
@@ -68,15 +232,67 @@ export class Sandbox extends EventTarget {
       stopWatching();
     }
     watchDownloads((t) => report("ready", t))();
+    if (sandbox.persisted && sandbox.persisted.record.bytes === 0)
+      sandbox.scheduleSave();
     return sandbox;
+  }
+
+  /** A new sandbox with a copy of this one's files, variables and history (persisted if this one is). */
+  async fork(
+    options: Pick<CreateOptions, "title" | "onProgress"> = {},
+  ): Promise<Sandbox> {
+    const { state, files } = await this.enqueue((engine) =>
+      capture(engine, "all"),
+    );
+    const id = crypto.randomUUID();
+    const ttlDays = this.persisted?.record.ttlDays;
+    const title =
+      titleOf(options.title) ??
+      (this.title !== undefined ? `${this.title} (fork)` : undefined);
+    const persisted =
+      ttlDays === undefined
+        ? undefined
+        : new PersistedSession(
+            newRecord(id, this.settings, ttlDays, title),
+            await holdSessionLock(id),
+            true,
+          );
+    const fork = new Sandbox(this.settings, {
+      id,
+      persisted,
+      carried: { files, state },
+      history: this.history,
+      appData: structuredClone(this.data),
+    });
+    return Sandbox.open(fork, options.onProgress);
   }
 
   static get(id: string): Sandbox | undefined {
     return registry.get(id);
   }
 
+  /** This page's sandboxes, then the persisted ones no page of this tab has open. */
   static list(): SandboxInfo[] {
-    return [...registry.values()].map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt, lastUsedAt: s.lastUsedAt }));
+    const live = [...registry.values()].map((s): SandboxInfo => {
+      const saved = persistedInfo(s.id);
+      const base = {
+        id: s.id,
+        state: s.state,
+        createdAt: s.createdAt,
+        lastUsedAt: s.lastUsedAt,
+      };
+      return saved
+        ? { ...saved, ...base, persisted: true }
+        : { ...base, persisted: false };
+    });
+    const stored = persistedInfos()
+      .filter(({ id }) => !registry.has(id))
+      .map((info): SandboxInfo => ({
+        ...info,
+        state: "closed",
+        persisted: true,
+      }));
+    return [...live, ...stored];
   }
 
   /**
@@ -86,8 +302,16 @@ export class Sandbox extends EventTarget {
    */
   static warmup(options: { packages?: string[] } = {}): Promise<void> {
     const packages = options.packages ?? [];
-    if (!Array.isArray(packages) || packages.length > 50 || !packages.every((p) => typeof p === "string" && p.length < 100)) {
-      return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
+    if (
+      !Array.isArray(packages) ||
+      packages.length > 50 ||
+      !packages.every((p) => typeof p === "string" && p.length < 100)
+    ) {
+      return Promise.reject(
+        new TypeError(
+          "warmup packages must be a list of at most 50 package names",
+        ),
+      );
     }
     return warmSpare(FRAME_URL, [...packages]);
   }
@@ -106,9 +330,42 @@ export class Sandbox extends EventTarget {
     return this.engine ? modeOf(this.engine.isolated).mode : null;
   }
 
+  /** A persisted sandbox's name in `Sandbox.list()`. */
+  get title(): string | undefined {
+    return this.persisted?.record.title;
+  }
+
+  /** Whatever the embedding app keeps with this sandbox (JSON-like data), saved with it. */
+  get appData(): unknown {
+    return this.data;
+  }
+
+  setAppData(data: unknown): void {
+    this.data = structuredClone(data);
+    this.scheduleSave();
+  }
+
+  async rename(title: string): Promise<void> {
+    if (!this.persisted)
+      throw new Error("only a persisted sandbox has a title");
+    this.persisted.record.title = titleOf(title);
+    this.scheduleSave();
+    await this.flush();
+  }
+
+  /** Resolves once every save asked for so far is written; rejects with a failed save's error. */
+  async flush(): Promise<void> {
+    await this.saving;
+    if (this.saveError) throw this.saveError;
+  }
+
   /** Run `code`; resolves with an ExecutionResult for anything the code does. */
-  execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
-    if (typeof code !== "string") return Promise.reject(new TypeError("code must be a string"));
+  execute(
+    code: string,
+    options: ExecuteOptions = {},
+  ): Promise<ExecutionResult> {
+    if (typeof code !== "string")
+      return Promise.reject(new TypeError("code must be a string"));
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     let files: ReturnType<typeof filesOf>;
     try {
@@ -132,7 +389,11 @@ export class Sandbox extends EventTarget {
       const { result } = watched;
       if (this.isClosed()) {
         result.outcome = "OUTCOME_CANCELLED";
-        return { ...result, durationMs: performance.now() - started, stateLost: true };
+        return {
+          ...result,
+          durationMs: performance.now() - started,
+          stateLost: true,
+        };
       }
       // Whatever the outcome: files written before a failure survive a later restart too.
       if (!stateLost) await this.mirror.capture(engine, result.files);
@@ -143,8 +404,18 @@ export class Sandbox extends EventTarget {
         overBudget(result, budget);
       }
       if (stateLost) this.ready = this.attachEngine();
-      const out: ExecutionResult = { ...result, durationMs: performance.now() - started, stateLost };
-      if (options.expect !== undefined) out.validation = validateValue(result.value, options.expect);
+      const out: ExecutionResult = {
+        ...result,
+        durationMs: performance.now() - started,
+        stateLost,
+      };
+      if (options.expect !== undefined)
+        out.validation = validateValue(result.value, options.expect);
+      if (this.persisted) {
+        this.history.push({ code, result: out, at: Date.now() });
+        this.persisted.markFiles(result.files.map((f) => f.path));
+        this.scheduleSave();
+      }
       return out;
     });
   }
@@ -152,35 +423,121 @@ export class Sandbox extends EventTarget {
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     const [file] = filesOf([{ path, data }]);
     await this.enqueue((engine) => this.put(engine, file!.path, file!.data));
+    this.persisted?.markFiles([file!.path]);
+    this.scheduleSave();
   }
 
   readFile(path: string): Promise<Uint8Array> {
     return this.enqueue(async (engine) => {
-      const reply = expectReply(await engine.call({ type: "read-file", path }), "file");
+      const reply = expectReply(
+        await engine.call({ type: "read-file", path }),
+        "file",
+      );
       return reply.data;
     });
   }
 
   listFiles(): Promise<FileInfo[]> {
-    return this.enqueue(async (engine) => expectReply(await engine.call({ type: "list-files" }), "files").files);
+    return this.enqueue(
+      async (engine) =>
+        expectReply(await engine.call({ type: "list-files" }), "files").files,
+    );
   }
 
   /** The kernel's description, with the limits the host enforces added to `limits` and the mode (interrupt or terminate-only). */
   environment(): Promise<SandboxEnvironment> {
     return this.enqueue(async (engine) => {
-      const { environment } = expectReply(await engine.call({ type: "environment" }), "environment");
+      const { environment } = expectReply(
+        await engine.call({ type: "environment" }),
+        "environment",
+      );
       const { timeoutMs, memoryBudgetBytes } = this.settings;
-      environment.limits = { ...environment.limits, timeoutMs, memoryBudgetBytes, maxRequestBytes: LIMITS.maxFileBytes };
-      return { ...environment, ...modeOf(engine.isolated) };
+      environment.limits = {
+        ...environment.limits,
+        timeoutMs,
+        memoryBudgetBytes,
+        maxRequestBytes: LIMITS.maxFileBytes,
+      };
+      return {
+        ...environment,
+        ...modeOf(engine.isolated),
+        storage: await storageReport(),
+      };
     });
   }
 
-  /** Free the worker; a run in progress ends as OUTCOME_CANCELLED. */
-  async close(): Promise<void> {
+  /**
+   * Free the worker; a run in progress ends as OUTCOME_CANCELLED. A persisted sandbox first
+   * finishes its saves (a failed one stays failed: what was saved before is kept).
+   */
+  async close(options: { save?: boolean } = {}): Promise<void> {
+    if (this.persisted && options.save !== false && this.current !== "closed")
+      await this.flush().catch(() => undefined);
     this.setState("closed");
     registry.delete(this.id);
     this.engine?.kill("the sandbox was closed");
     this.engine = null;
+    this.persisted?.release();
+  }
+
+  /** Save after the queued calls, off the run's path; one save waits at most. */
+  private scheduleSave(): void {
+    const persisted = this.persisted;
+    if (!persisted || this.saveQueued || this.isClosed()) return;
+    this.saveQueued = true;
+    const batch = this.enqueue((engine) => {
+      this.saveQueued = false;
+      return persisted.snapshot(engine, this.history, this.data);
+    });
+    this.saving = batch
+      .then((b) =>
+        persisted.write(b).catch((error: unknown) => {
+          persisted.retryFiles(b);
+          throw error;
+        }),
+      )
+      .then(
+        () => void (this.saveError = null),
+        (error: unknown) => {
+          this.saveQueued = false;
+          if (this.isClosed()) return;
+          this.saveError =
+            error instanceof Error ? error : new Error(String(error));
+          this.dispatchEvent(
+            new CustomEvent("savefailed", {
+              detail: { error: this.saveError },
+            }),
+          );
+        },
+      );
+  }
+
+  /** Put a resumed or forked sandbox's variables into its first engine, and report. */
+  private async restoreCarried(
+    engine: Engine,
+    { files, state }: Carried,
+  ): Promise<void> {
+    this.carried = null;
+    const notRestored = [...(state?.skipped ?? [])];
+    let restored: string[] = [];
+    if (state) {
+      const reply = expectReply(
+        await engine.call({
+          type: "load-state",
+          data: state.data,
+          packages: state.packages,
+        }),
+        "state-loaded",
+      );
+      restored = reply.restored;
+      notRestored.push(...reply.failed);
+    }
+    this.resumeReport = {
+      files: [...files.keys()].sort(),
+      restored,
+      notRestored,
+      runs: this.history.length,
+    };
   }
 
   private setState(state: SandboxState): void {
@@ -193,17 +550,23 @@ export class Sandbox extends EventTarget {
     return this.current === "closed";
   }
 
-  private async put(engine: Engine, path: string, data: Uint8Array): Promise<void> {
+  private async put(
+    engine: Engine,
+    path: string,
+    data: Uint8Array,
+  ): Promise<void> {
     expectReply(await engine.call({ type: "write-file", path, data }), "done");
     this.mirror.set(path, data);
   }
 
   /** Calls on one sandbox run one at a time, in order, each on a ready engine. */
   private enqueue<T>(task: (engine: Engine) => Promise<T>): Promise<T> {
-    if (this.current === "closed") return Promise.reject(new Error(`the sandbox is ${this.current}`));
+    if (this.current === "closed")
+      return Promise.reject(new Error(`the sandbox is ${this.current}`));
     const run = this.queue.then(async () => {
       await this.ready;
-      if (this.current === "closed" || !this.engine) throw new Error("the sandbox is closed");
+      if (this.current === "closed" || !this.engine)
+        throw new Error("the sandbox is closed");
       this.lastUsedAt = Date.now();
       try {
         return await task(this.engine);
@@ -221,8 +584,12 @@ export class Sandbox extends EventTarget {
     this.engine = null;
     const engine = await claimEngine(FRAME_URL);
     if (this.current === "closed") return engine.kill();
-    expectReply(await engine.call({ type: "configure", config: this.settings.kernel }), "done");
+    expectReply(
+      await engine.call({ type: "configure", config: this.settings.kernel }),
+      "done",
+    );
     await this.mirror.restore(engine);
+    if (this.carried) await this.restoreCarried(engine, this.carried);
     engine.onDeath = () => {
       if (this.current === "ready") this.ready = this.attachEngine();
     };
@@ -241,14 +608,23 @@ function overBudget(result: KernelResult, budget: number): void {
     `the run used ${used} bytes of memory, over the sandbox's memoryBudgetBytes of ${budget}; ` +
     "the sandbox was restarted, so variables and imports are gone (files are kept)";
   result.outcome = "OUTCOME_MEMORY_EXCEEDED";
-  result.error = { name: "MemoryError", message, traceback: result.error?.traceback ?? "" };
+  result.error = {
+    name: "MemoryError",
+    message,
+    traceback: result.error?.traceback ?? "",
+  };
 }
 
 type ReplyOf<T extends string> = Extract<WorkerReply, { type: T }>;
 
 /** The reply of the expected type; a `failed` reply becomes an Error with the worker's message. */
-function expectReply<T extends WorkerReply["type"]>(reply: WorkerReply, type: T): ReplyOf<T> {
+function expectReply<T extends WorkerReply["type"]>(
+  reply: WorkerReply,
+  type: T,
+): ReplyOf<T> {
   if (reply.type === type) return reply as ReplyOf<T>;
   if (reply.type === "failed") throw new Error(reply.error.message);
-  throw new Error(`the sandbox answered ${reply.type} where ${type} was expected`);
+  throw new Error(
+    `the sandbox answered ${reply.type} where ${type} was expected`,
+  );
 }

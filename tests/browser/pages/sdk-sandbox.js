@@ -1,10 +1,11 @@
 // Exposes the SDK to the tests, plus small helpers that keep results JSON-friendly.
-import { Sandbox } from "../sdk/wasmbox.js";
+import { Agent, Sandbox } from "../sdk/wasmbox.js";
 
 const streams = { stdout: [], stderr: [] };
 
 window.wasmbox = {
   Sandbox,
+  Agent,
   streams,
   /** Whether runs here can be interrupted (state kept): the SDK's mode, as a live sandbox reports it. */
   get isolated() {
@@ -35,10 +36,18 @@ function idb(write) {
     open.onupgradeneeded = () => open.result.createObjectStore("kv");
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
-      const tx = open.result.transaction("kv", write ? "readwrite" : "readonly");
+      const tx = open.result.transaction(
+        "kv",
+        write ? "readwrite" : "readonly",
+      );
       const store = tx.objectStore("kv");
-      const request = write ? store.put("app-secret", "token") : store.get("token");
-      tx.oncomplete = () => (open.result.close(), resolve(request.result ?? null));
+      const request = write
+        ? store.put("app-secret", "token")
+        : store.get("token");
+      tx.oncomplete = () => (
+        open.result.close(),
+        resolve(request.result ?? null)
+      );
       tx.onerror = () => reject(tx.error);
     };
   });
@@ -49,7 +58,9 @@ window.appStorage = {
     localStorage.setItem("token", "app-secret");
     document.cookie = "token=app-secret; path=/";
     await idb(true);
-    await (await caches.open("app-cache")).put("/token", new Response("app-secret"));
+    await (
+      await caches.open("app-cache")
+    ).put("/token", new Response("app-secret"));
   },
   async snapshot() {
     const cached = await (await caches.open("app-cache")).match("/token");

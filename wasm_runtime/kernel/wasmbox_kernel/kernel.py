@@ -35,6 +35,7 @@ from .result import (
     Outcome,
     PolicyInfo,
 )
+from .state import Restored, SavedState, load_state, save_state
 from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 
@@ -82,6 +83,16 @@ class Kernel:
     def forget_files(self) -> None:
         """Files changed outside a run (the host wrote one): the next run scans afresh."""
         self._files = None
+
+    def save_state(self) -> SavedState:
+        """The cells' variables, pickled; the ones that cannot be are named (see `state.py`)."""
+        with _as_main_module(self._main):
+            return save_state(self.namespace, injected=("display",))
+
+    def load_state(self, data: bytes) -> Restored:
+        """Restore variables saved by `save_state` (in another worker) into this kernel."""
+        with _as_main_module(self._main):
+            return load_state(self.namespace, bytes(data))
 
     def close(self) -> None:
         """Forget this kernel's cells: their source lines (kept for tracebacks) and its globals.

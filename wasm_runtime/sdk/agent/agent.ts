@@ -6,7 +6,7 @@ import { httpChat, type HttpChatOptions } from "./chat-http.js";
 import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
 import { resultForModel } from "./model-result.js";
 import { recordRun, type RunSandbox } from "./record.js";
-import { systemPrompt } from "./prompt.js";
+import { systemPrompt, type ResumedState } from "./prompt.js";
 import { classifyReply, type ReplyForm } from "./reply-forms.js";
 import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
 import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
@@ -17,6 +17,8 @@ export const DEFAULT_MAX_STEPS = 8;
 export interface AgentSandbox extends RunSandbox {  /** With these two the system prompt describes the real environment and files. */
   environment?(): Promise<Environment>;
   listFiles?(): Promise<FileInfo[]>;
+  /** A resumed or forked sandbox's report: the prompt names the variables that did not come back. */
+  readonly resumeReport?: ResumedState | null;
 }
 
 /** "auto" streams, and falls back to one JSON answer for the session when a server cannot stream tool calls. */
@@ -307,7 +309,7 @@ export class Agent {
     const { sandbox } = this.options;
     if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null);
     const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles()]);
-    return systemPrompt({ environment, files });
+    return systemPrompt({ environment, files, resumed: sandbox.resumeReport ?? null });
   }
 }
 

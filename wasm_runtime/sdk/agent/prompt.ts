@@ -1,9 +1,16 @@
 // The system prompt: the environment described truthfully, from the sandbox itself.
-import type { Environment, FileInfo } from "../../protocol/types.js";
+import type { Environment, FileInfo, SkippedVariable } from "../../protocol/types.js";
+
+/** What a resumed (or forked) sandbox got back: the model must regenerate only what is missing. */
+export interface ResumedState {
+  restored: string[];
+  notRestored: SkippedVariable[];
+}
 
 export interface PromptContext {
   environment: Environment;
   files: FileInfo[];
+  resumed?: ResumedState | null;
 }
 
 const INTRO = [
@@ -49,6 +56,22 @@ export function systemPrompt(context: PromptContext | null): string {
     "Known differences from regular CPython:",
     list(environment.notes),
     "",
+    ...resumedSection(context.resumed ?? null),
     ...OUTRO,
   ].join("\n");
+}
+
+/** Told after a reload: which variables are back (reuse them) and which must be computed again. */
+function resumedSection(resumed: ResumedState | null): string[] {
+  if (!resumed) return [];
+  const back = resumed.restored.length ? resumed.restored.join(", ") : "(none)";
+  const lines = [
+    "This session was restored from storage: the earlier runs' variables and files are back, no need to run that code again.",
+    `Variables restored: ${back}.`,
+  ];
+  if (resumed.notRestored.length) {
+    lines.push("These could NOT be restored; recompute them (and only them) before use:");
+    lines.push(list(resumed.notRestored.map((v) => `${v.name} (${v.reason})`)));
+  }
+  return [...lines, ""];
 }

@@ -1,0 +1,161 @@
+// One persisted sandbox's saving: what changed since the last save, captured from the worker on
+// the sandbox's queue, then written to IndexedDB off that queue, one save after another.
+import type {
+  FileInfo,
+  SavedState,
+  SkippedVariable,
+  WorkerReply,
+} from "../../protocol/types.js";
+import type { Engine } from "../engine.js";
+import type { Settings } from "../options.js";
+import { noteRecord } from "./catalog.js";
+import {
+  DAY_MS,
+  sizeOf,
+  writeSession,
+  type HistoryEntry,
+  type SaveBatch,
+  type SessionRecord,
+} from "./store.js";
+
+/** What a sandbox carries into a new engine: its files and its pickled variables. */
+export interface Carried {
+  files: Map<string, Uint8Array>;
+  state: SavedState | null;
+}
+
+/** What came back when a sandbox was resumed or forked. */
+export interface ResumeReport {
+  files: string[];
+  restored: string[];
+  /** Variables that could not be saved or restored, each with why; their code must run again. */
+  notRestored: SkippedVariable[];
+  runs: number;
+}
+
+async function ask<T extends WorkerReply["type"]>(
+  engine: Engine,
+  request: Parameters<Engine["call"]>[0],
+  type: T,
+) {
+  const reply = await engine.call(request);
+  if (reply.type === type) return reply as Extract<WorkerReply, { type: T }>;
+  if (reply.type === "failed") throw new Error(reply.error.message);
+  throw new Error(
+    `the sandbox answered ${reply.type} where ${type} was expected`,
+  );
+}
+
+/** The engine's variables and the files named (all of them with "all"), plus the file list. */
+export async function capture(
+  engine: Engine,
+  paths: Set<string> | "all",
+): Promise<{
+  state: SavedState;
+  listed: FileInfo[];
+  files: Map<string, Uint8Array>;
+}> {
+  const { state } = await ask(engine, { type: "save-state" }, "state");
+  const { files: listed } = await ask(engine, { type: "list-files" }, "files");
+  const files = new Map<string, Uint8Array>();
+  for (const { path } of listed) {
+    if (paths === "all" || paths.has(path))
+      files.set(
+        path,
+        (await ask(engine, { type: "read-file", path }, "file")).data,
+      );
+  }
+  return { state, listed, files };
+}
+
+export function newRecord(
+  id: string,
+  settings: Settings,
+  ttlDays: number,
+  title?: string,
+): SessionRecord {
+  const now = Date.now();
+  return {
+    id,
+    title,
+    createdAt: now,
+    lastUsedAt: now,
+    expiresAt: now + ttlDays * DAY_MS,
+    ttlDays,
+    bytes: 0,
+    settings,
+    history: [],
+    files: {},
+    stateBytes: 0,
+    skipped: [],
+    packages: [],
+    appData: null,
+  };
+}
+
+export class PersistedSession {
+  private readonly dirty = new Set<string>();
+  private everything: boolean;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly record: SessionRecord,
+    readonly release: () => void,
+    /** A new session (or a fork) saves all its files the first time. */
+    fresh: boolean,
+  ) {
+    this.everything = fresh;
+  }
+
+  markFiles(paths: Iterable<string>): void {
+    for (const path of paths) this.dirty.add(path);
+  }
+
+  /** On the sandbox's queue: what to save now. */
+  async snapshot(
+    engine: Engine,
+    history: HistoryEntry[],
+    appData: unknown,
+  ): Promise<SaveBatch> {
+    const paths = this.everything ? "all" : new Set(this.dirty);
+    this.dirty.clear();
+    this.everything = false;
+    const { state, listed, files } = await capture(engine, paths);
+    const now = Date.now();
+    const previous = this.record.files;
+    const record: SessionRecord = {
+      ...this.record,
+      lastUsedAt: now,
+      expiresAt: now + this.record.ttlDays * DAY_MS,
+      history: [...history],
+      files: Object.fromEntries(listed.map((f) => [f.path, f.size])),
+      stateBytes: state.data.byteLength,
+      skipped: state.skipped,
+      packages: state.packages,
+      appData,
+    };
+    record.bytes = sizeOf(record);
+    const remove = Object.keys(previous).filter(
+      (path) => !(path in record.files),
+    );
+    return { record, put: files, remove, state: state.data };
+  }
+
+  /** Write after the saves before; the record is updated only once the write is committed. */
+  write(batch: SaveBatch): Promise<void> {
+    const next = this.writing
+      .catch(() => undefined)
+      .then(async () => {
+        await writeSession(batch);
+        Object.assign(this.record, batch.record);
+        noteRecord(batch.record);
+      });
+    this.writing = next;
+    return next;
+  }
+
+  /** A failed save's files are saved again by the next one. */
+  retryFiles(batch: SaveBatch): void {
+    this.markFiles(batch.put.keys());
+  }
+}

@@ -1,0 +1,154 @@
+// Persisted sessions in the host page's IndexedDB (never the sandbox's opaque origin). One
+// record per session and one blob per file plus one for the pickled variables; a save is one
+// transaction over both stores, so a tab killed mid-save leaves the previous save whole.
+import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import type { ExecutionResult, SkippedVariable } from "../../protocol/types.js";
+import type { Settings } from "../options.js";
+
+const DB_NAME = "wasmbox-sessions";
+export const DAY_MS = 86_400_000;
+
+export interface HistoryEntry {
+  code: string;
+  result: ExecutionResult;
+  at: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  title?: string;
+  createdAt: number;
+  lastUsedAt: number;
+  expiresAt: number;
+  ttlDays: number;
+  /** What the session holds in storage: its files, its variables and its history. */
+  bytes: number;
+  settings: Settings;
+  history: HistoryEntry[];
+  /** Path → size of each saved file. */
+  files: Record<string, number>;
+  stateBytes: number;
+  /** Variables the last save could not pickle. */
+  skipped: SkippedVariable[];
+  /** Packages loaded when saved, loaded again before the variables are restored. */
+  packages: string[];
+  /** Whatever the embedding app keeps with the session (the web app keeps its transcript). */
+  appData: unknown;
+}
+
+interface SessionDB extends DBSchema {
+  sessions: { key: string; value: SessionRecord };
+  blobs: { key: [string, string]; value: Uint8Array };
+}
+
+/** What one save changes: the record, the files written or removed, the variables. */
+export interface SaveBatch {
+  record: SessionRecord;
+  put: Map<string, Uint8Array>;
+  remove: string[];
+  state: Uint8Array | null;
+}
+
+export interface StoredSession {
+  record: SessionRecord;
+  files: Map<string, Uint8Array>;
+  state: Uint8Array | null;
+}
+
+/** Thrown when the browser refuses to store more; the previous save is intact. */
+export class SessionStorageFull extends Error {
+  override name = "SessionStorageFull";
+}
+
+const STATE = "state";
+const fileKey = (path: string): string => `file:${path}`;
+const blobRange = (id: string): IDBKeyRange =>
+  IDBKeyRange.bound([id, ""], [id, "\uffff"]);
+
+let database: Promise<IDBPDatabase<SessionDB>> | null = null;
+
+function db(): Promise<IDBPDatabase<SessionDB>> {
+  database ??= openDB<SessionDB>(DB_NAME, 1, {
+    upgrade(d) {
+      d.createObjectStore("sessions", { keyPath: "id" });
+      d.createObjectStore("blobs");
+    },
+  });
+  return database;
+}
+
+const isQuota = (e: unknown): boolean =>
+  typeof e === "object" &&
+  e !== null &&
+  (e as { name?: unknown }).name === "QuotaExceededError";
+
+export async function writeSession({
+  record,
+  put,
+  remove,
+  state,
+}: SaveBatch): Promise<void> {
+  const d = await db();
+  const tx = d.transaction(["sessions", "blobs"], "readwrite");
+  const blobs = tx.objectStore("blobs");
+  try {
+    await Promise.all([
+      ...[...put].map(([path, data]) =>
+        blobs.put(data, [record.id, fileKey(path)]),
+      ),
+      ...remove.map((path) => blobs.delete([record.id, fileKey(path)])),
+      ...(state ? [blobs.put(state, [record.id, STATE])] : []),
+      tx.objectStore("sessions").put(record),
+      tx.done,
+    ]);
+  } catch (error) {
+    if (
+      isQuota(error) ||
+      isQuota((error as { target?: { error?: unknown } })?.target?.error) ||
+      isQuota(tx.error)
+    ) {
+      throw new SessionStorageFull(
+        `the session could not be saved: the browser's storage quota is full (${record.bytes} bytes to store); the previous save is kept`,
+      );
+    }
+    throw error;
+  }
+}
+
+export async function readSession(id: string): Promise<StoredSession | null> {
+  const d = await db();
+  const tx = d.transaction(["sessions", "blobs"], "readonly");
+  const record = await tx.objectStore("sessions").get(id);
+  if (!record) return null;
+  const files = new Map<string, Uint8Array>();
+  let state: Uint8Array | null = null;
+  let cursor = await tx.objectStore("blobs").openCursor(blobRange(id));
+  while (cursor) {
+    const name = cursor.key[1];
+    if (name === STATE) state = cursor.value;
+    else if (name.startsWith("file:")) files.set(name.slice(5), cursor.value);
+    cursor = await cursor.continue();
+  }
+  return { record, files, state };
+}
+
+export async function listSessions(): Promise<SessionRecord[]> {
+  return (await db()).getAll("sessions");
+}
+
+export async function deleteSession(id: string): Promise<void> {
+  const d = await db();
+  const tx = d.transaction(["sessions", "blobs"], "readwrite");
+  await Promise.all([
+    tx.objectStore("sessions").delete(id),
+    tx.objectStore("blobs").delete(blobRange(id)),
+    tx.done,
+  ]);
+}
+
+/** The byte count a session's `bytes` reports: files, variables and the JSON of its record. */
+export function sizeOf(record: SessionRecord): number {
+  const files = Object.values(record.files).reduce((a, b) => a + b, 0);
+  const json = JSON.stringify({ ...record, bytes: 0 }).length;
+  return files + record.stateBytes + json;
+}
