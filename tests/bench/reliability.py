@@ -72,7 +72,7 @@ def main() -> None:
         page = browser.new_context().new_page()
         page.set_default_timeout(300_000)
         page.goto(f"{url}{SDK_PAGE}")
-        page.wait_for_function("window.sdkReady === true")
+        page.wait_for_function("() => window.sdkReady === true")
         sandbox = page.evaluate(CREATE, {"policy": "off"})
         limit = page.evaluate(f"wasmbox.Sandbox.get('{sandbox}').environment()")["limits"]
         row("recursion limit (environment())", str(limit["recursionLimit"]))

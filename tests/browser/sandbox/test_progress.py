@@ -23,7 +23,7 @@ def progress_events(browser: Browser, server: str) -> list[dict[str, Any]]:
     context = browser.new_context()  # a cold HTTP cache: everything is downloaded
     page = context.new_page()
     page.goto(f"{server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     events: list[dict[str, Any]] = page.evaluate(CREATE_WITH_PROGRESS)
     context.close()
     return events

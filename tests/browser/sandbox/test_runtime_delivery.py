@@ -19,7 +19,7 @@ def visit(browser_context, server: str) -> list[tuple[str, str, int]]:
     seen: list[Request] = []
     page.on("requestfinished", lambda request: seen.append(request))
     page.goto(f"{server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     result = page.evaluate(
         "async () => { const sb = await wasmbox.Sandbox.create();"
         " const r = await sb.execute('6 * 7'); await sb.close(); return r.value['text/plain']; }"
@@ -78,7 +78,7 @@ def stored_names(page: Page) -> set[str]:
 def open_sdk(context: BrowserContext, server: str) -> Page:
     page = context.new_page()
     page.goto(f"{server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     return page
 
 
@@ -120,21 +120,26 @@ def test_a_file_that_does_not_match_the_manifest_is_not_stored(
     context.close()
 
 
-def test_the_frame_fetches_the_runtime_itself_when_the_page_cannot(
+def test_a_page_that_cannot_read_the_runtime_gets_a_clear_start_error(
     browser: Browser, isolated_server: str
 ) -> None:
-    """If the page's own fetches fail (a proxy, an extension, an older SDK), the worker falls back
-    to fetching each file itself, the start-up snapshot and the kernel's wheel included."""
+    """The frame has no network at all (connect-src 'none'), so it never falls back to fetching
+    runtime files itself: when the page's own fetches fail, `create` says so, and no runtime
+    request ever comes from the frame."""
     context = browser.new_context()
+    from_frame: list[str] = []
 
     def page_fetch_fails(route: Route, request: Request) -> None:
-        if request.frame.url.endswith("sdk-sandbox.html") and "/runtime/" in request.url:
-            route.abort()
-        else:
-            route.continue_()
+        if not request.frame.url.endswith("sdk-sandbox.html"):
+            from_frame.append(request.url)
+        route.abort()
 
     context.route("**/runtime/**", page_fetch_fails)
-    downloads = visit(context, isolated_server)
-    assert {name for name, _, _ in downloads} == set(LARGE_FILES)
-    assert all(frame != "sdk-sandbox.html" for _, frame, _ in downloads), downloads
+    page = open_sdk(context, isolated_server)
+    error = page.evaluate(
+        "async () => { try { await wasmbox.Sandbox.create(); return null; }"
+        " catch (e) { return String(e.message ?? e); } }"
+    )
+    assert error is not None and "could not be read" in error, error
+    assert from_frame == []
     context.close()

@@ -26,7 +26,7 @@ def open_page(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     return context, page
 
 

@@ -29,7 +29,7 @@ def test_warm_spare_imports_the_named_packages(browser: Browser, isolated_server
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{isolated_server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     assert page.evaluate(WARM_THEN_CREATE) == {"preloaded": True, "polls": 0}
     context.close()
 
@@ -38,7 +38,7 @@ def test_warmup_refuses_a_malformed_package_list(browser: Browser, isolated_serv
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{isolated_server}{SDK_PAGE}")
-    page.wait_for_function("window.sdkReady === true")
+    page.wait_for_function("() => window.sdkReady === true")
     message = page.evaluate(
         "wasmbox.Sandbox.warmup({ packages: 'numpy' }).then(() => 'accepted', (e) => e.message)"
     )
