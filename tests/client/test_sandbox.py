@@ -119,14 +119,10 @@ def test_sandbox_without_host_owns_its_browser(loop: Loop, runtime_built: None) 
     assert text == "2" and page_closed
 
 
-def test_persist_is_passed_on_or_refused_never_ignored(loop: Loop, host: Host) -> None:
-    probe = "async () => typeof (await import('/sdk/wasmbox.js')).Sandbox.resume"
-    if loop(host.page.evaluate(probe)) == "function":
-        sb = loop(Sandbox.create(persist=True, host=host))
-        assert loop(sb.execute("1 + 1")).text == "2"
-        loop(sb.close())
-        return
-    with pytest.raises(SandboxError, match="no persisted sessions"):
-        loop(Sandbox.create(persist=True, host=host))
-    with pytest.raises(SandboxError, match="no persisted sessions"):
-        loop(Sandbox.resume("some-id", host=host))
+def test_a_persisted_session_resumes_with_its_variables(loop: Loop, host: Host) -> None:
+    sb = loop(Sandbox.create(persist=True, host=host))
+    loop(sb.execute("x = 41"))
+    loop(sb.close())
+    again = loop(Sandbox.resume(sb.id, host=host))
+    assert loop(again.execute("x + 1")).text == "42"
+    loop(again.close())

@@ -104,6 +104,14 @@ class ExecutionResult(WireModel):
         return [d for d in self.displays if d.mime.startswith("image/")]
 
 
+class StorageReport(WireModel):
+    """The host page's storage (`navigator.storage`), where persisted sessions are kept."""
+
+    usage: int | None
+    quota: int | None
+    persisted: bool | None
+
+
 class Environment(WireModel):
     """`sb.environment()`: the kernel's description plus how a stopped run ends (SDK `mode.ts`)."""
 
@@ -113,3 +121,4 @@ class Environment(WireModel):
     notes: list[str]
     mode: Literal["interrupt", "terminate-only"]
     mode_reason: str | None
+    storage: StorageReport | None = None
