@@ -282,6 +282,22 @@ test("a server that refuses content: null beside tool calls (Ollama) is sent \"\
   assert.equal(chat.requests.length, 4);
 });
 
+test("llama-cpp-python's 500 for content: null beside tool calls, through the proxy, is answered the same way", async () => {
+  const llamaCppLike = (reply: ChatDelta[]) =>
+    async function* (request: ChatRequest): AsyncGenerator<ChatDelta> {
+      if (request.messages.some((m) => m.role === "assistant" && m.content === null)) {
+        throw new ChatError("http", "the LLM server failed (HTTP 500)", 502, "upstream_status");
+      }
+      yield* reply;
+    };
+  const chat = new ScriptedChat(toolCall("1"), llamaCppLike(text("ok")), llamaCppLike(text("ok")));
+  const { agent, sandbox } = await agentWith(chat);
+  assert.equal((await agent.ask("x")).finish, "answer");
+  assert.deepEqual(sandbox.ran, ["1"]);
+  assert.equal(chat.requests.length, 3);
+  assert.deepEqual(chat.requests.at(-1)?.messages.filter((m) => m.role === "assistant").map((m) => m.content), [""]);
+});
+
 test("a 400 unrelated to null content is not retried", async () => {
   const refused = async function* (): AsyncGenerator<ChatDelta> {
     yield* [];

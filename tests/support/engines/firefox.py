@@ -156,9 +156,7 @@ def connect_when_up(url: str, process: subprocess.Popen[bytes]) -> ClientConnect
     deadline = time.monotonic() + 60
     while True:
         try:
-            return connect(
-                url, max_size=None, open_timeout=5, proxy=None, ping_interval=None, legacy=True
-            )
+            return connect(url, max_size=None, open_timeout=5, proxy=None, ping_interval=None)
         except OSError:
             if process.poll() is not None:
                 raise EngineError(f"Firefox exited with {process.returncode} at start") from None

@@ -66,11 +66,17 @@ const NUDGE =
 const isChatError = (e: unknown): e is ChatError =>
   typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
 
-/** Ollama refuses `content: null` beside tool calls (400); through the proxy that is a 502 naming it. */
+/**
+ * Servers that refuse `content: null` beside tool calls: Ollama answers 400, llama-cpp-python's
+ * server 500 (its request model wants a string); through the proxy that is a 502 naming the status.
+ */
+const NULL_CONTENT_REFUSALS = [400, 422, 500];
 const refusedNullContent = (e: unknown): boolean =>
   isChatError(e) &&
   e.type === "http" &&
-  (e.status === 400 || (e.code === "upstream_status" && e.message.includes("(HTTP 400)")));
+  NULL_CONTENT_REFUSALS.some(
+    (status) => e.status === status || (e.code === "upstream_status" && e.message.includes(`(HTTP ${status})`)),
+  );
 
 /** A streamed request the server could not answer as a stream (nothing came, or it said so). */
 const streamingUnsupported = (e: unknown): boolean =>
