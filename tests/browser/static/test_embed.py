@@ -17,8 +17,8 @@ RUN_TIMEOUT_MS = 180_000
 # A cell's last result, as JSON-friendly fields, once it has one.
 RESULT = """id => {
     const r = document.getElementById(id).result;
-    return r && { outcome: r.outcome, stdout: r.stdout, error: r.error,
-                  mimes: r.displays.map(d => d.mime) };
+    return r ? { outcome: r.outcome, stdout: r.stdout, error: r.error,
+                 mimes: r.displays.map(d => d.mime) } : null;
 }"""
 SHADOW_TEXT = "id => document.getElementById(id).shadowRoot.querySelector('.output').textContent"
 

@@ -52,7 +52,8 @@ class Host:
             host = cls(server, playwright, launched, page)
             await page.expose_function("wasmboxStream", host._stream)
             await page.goto(server.url + HOST_PAGE)
-            await page.wait_for_function("window.wasmboxReady === true")
+            # A function, not a string: Playwright evals a string predicate, and the page's CSP refuses eval.
+            await page.wait_for_function("() => window.wasmboxReady === true")
         except BaseException:
             await playwright.stop()
             server.stop()
