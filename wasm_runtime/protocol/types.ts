@@ -71,6 +71,16 @@ export interface ExecutionResult extends KernelResult {
   durationMs: number;
   stateLost: boolean;
   validation?: Validation;
+  /** A persisted sandbox that lost its worker got its last save's variables back (this run's changes are gone). */
+  stateRestored?: StateRestored;
+}
+
+/** What a restarted persisted sandbox loaded from its last save. */
+export interface StateRestored {
+  /** When that save was taken (ms since the epoch). */
+  savedAt: number;
+  restored: string[];
+  notRestored: SkippedVariable[];
 }
 
 export type PolicyRules = {

@@ -25,6 +25,7 @@ export type {
   Outcome,
   Policy,
   SkippedVariable,
+  StateRestored,
   Validation,
 } from "../protocol/types.js";
 export type { HistoryEntry } from "./session/store.js";

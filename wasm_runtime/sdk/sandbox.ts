@@ -5,6 +5,7 @@ import {
   type ExecutionResult,
   type FileInfo,
   type KernelResult,
+  type StateRestored,
   type WorkerReply,
 } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
@@ -103,6 +104,8 @@ export class Sandbox extends EventTarget {
   private carried: Carried | null;
   private data: unknown;
   private saveQueued = false;
+  /** What the last restart loaded from the last save, for the run that caused it. */
+  private restoredFromSave: StateRestored | null = null;
   private saving: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -398,16 +401,28 @@ export class Sandbox extends EventTarget {
       // Whatever the outcome: files written before a failure survive a later restart too.
       if (!stateLost) await this.mirror.capture(engine, result.files);
       const budget = this.settings.memoryBudgetBytes;
-      if (!stateLost && (result.audit.peakMemoryBytes ?? 0) > budget) {
+      const over =
+        !stateLost && (result.audit.peakMemoryBytes ?? 0) > budget;
+      if (over) {
         engine.kill("memory budget exceeded");
         stateLost = true;
-        overBudget(result, budget);
       }
-      if (stateLost) this.ready = this.attachEngine();
+      let stateRestored: StateRestored | null = null;
+      if (stateLost) {
+        this.ready = this.attachEngine(true);
+        // A persisted sandbox's result says which saved variables came back, so it waits for them.
+        if (this.persisted)
+          stateRestored = await this.ready.then(
+            () => this.takeRestored(),
+            () => null,
+          );
+      }
+      if (over) overBudget(result, budget, stateRestored);
       const out: ExecutionResult = {
         ...result,
         durationMs: performance.now() - started,
         stateLost,
+        ...(stateRestored ? { stateRestored } : {}),
       };
       if (options.expect !== undefined)
         out.validation = validateValue(result.value, options.expect);
@@ -512,10 +527,13 @@ export class Sandbox extends EventTarget {
       );
   }
 
-  /** Put a resumed or forked sandbox's variables into its first engine, and report. */
+  /**
+   * Put carried variables into a new engine and report: a resume's or fork's (`resumeReport`), or
+   * a restart's last save (`stateRestored` of the run that lost the worker).
+   */
   private async restoreCarried(
     engine: Engine,
-    { files, state }: Carried,
+    { files, state, savedAt }: Carried,
   ): Promise<void> {
     this.carried = null;
     const notRestored = [...(state?.skipped ?? [])];
@@ -531,6 +549,10 @@ export class Sandbox extends EventTarget {
       );
       restored = reply.restored;
       notRestored.push(...reply.failed);
+    }
+    if (savedAt !== undefined) {
+      this.restoredFromSave = { savedAt, restored, notRestored };
+      return;
     }
     this.resumeReport = {
       files: [...files.keys()].sort(),
@@ -578,12 +600,33 @@ export class Sandbox extends EventTarget {
     return run;
   }
 
-  /** Take a booted engine, configure it for this sandbox, and restore the mirrored files. */
-  private async attachEngine(): Promise<void> {
+  private takeRestored(): StateRestored | null {
+    const restored = this.restoredFromSave;
+    this.restoredFromSave = null;
+    return restored;
+  }
+
+  /**
+   * Take a booted engine, configure it for this sandbox, and restore the mirrored files. After a
+   * lost engine (`restart`) a persisted sandbox also gets its last save's variables back, so the
+   * next save never overwrites them with an empty interpreter's.
+   */
+  private async attachEngine(restart = false): Promise<void> {
     if (this.current !== "closed") this.setState("starting");
     this.engine = null;
-    const engine = await claimEngine(FRAME_URL);
+    const [engine, saved] = await Promise.all([
+      claimEngine(FRAME_URL),
+      restart && this.persisted
+        ? this.persisted.lastSaved().catch(() => null)
+        : null,
+    ]);
     if (this.current === "closed") return engine.kill();
+    if (saved)
+      this.carried = {
+        files: new Map(),
+        state: saved.state,
+        savedAt: saved.savedAt,
+      };
     expectReply(
       await engine.call({ type: "configure", config: this.settings.kernel }),
       "done",
@@ -591,7 +634,7 @@ export class Sandbox extends EventTarget {
     await this.mirror.restore(engine);
     if (this.carried) await this.restoreCarried(engine, this.carried);
     engine.onDeath = () => {
-      if (this.current === "ready") this.ready = this.attachEngine();
+      if (this.current === "ready") this.ready = this.attachEngine(true);
     };
     this.engine = engine;
     this.setState("ready");
@@ -602,11 +645,16 @@ export class Sandbox extends EventTarget {
 export type SandboxEnvironment = Environment & ModeReport;
 
 /** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
-function overBudget(result: KernelResult, budget: number): void {
+function overBudget(
+  result: KernelResult,
+  budget: number,
+  restored: StateRestored | null,
+): void {
   const used = result.audit.peakMemoryBytes ?? 0;
-  const message =
-    `the run used ${used} bytes of memory, over the sandbox's memoryBudgetBytes of ${budget}; ` +
-    "the sandbox was restarted, so variables and imports are gone (files are kept)";
+  const after = restored
+    ? "the sandbox was restarted with the variables of its last save, from before this run (files are kept)"
+    : "the sandbox was restarted, so variables and imports are gone (files are kept)";
+  const message = `the run used ${used} bytes of memory, over the sandbox's memoryBudgetBytes of ${budget}; ${after}`;
   result.outcome = "OUTCOME_MEMORY_EXCEEDED";
   result.error = {
     name: "MemoryError",

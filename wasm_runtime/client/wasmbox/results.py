@@ -74,6 +74,19 @@ class Validation(WireModel):
     errors: list[str]
 
 
+class SkippedVariable(WireModel):
+    name: str
+    reason: str
+
+
+class StateRestored(WireModel):
+    """A persisted sandbox that lost its worker got its last save's variables back."""
+
+    saved_at: float
+    restored: list[str]
+    not_restored: list[SkippedVariable]
+
+
 class ExecutionResult(WireModel):
     """What `Sandbox.execute` returns for anything the code does (DESIGN.md)."""
 
@@ -90,6 +103,7 @@ class ExecutionResult(WireModel):
     duration_ms: float
     state_lost: bool
     validation: Validation | None = None
+    state_restored: StateRestored | None = None
 
     @property
     def ok(self) -> bool:

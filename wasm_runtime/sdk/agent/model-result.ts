@@ -31,7 +31,14 @@ export function resultForModel(result: ExecutionResult): string {
   }
   if (images) report.images = `${images} image(s) shown to the user`;
   if (result.files.length) report.files = result.files.map((f) => `${f.path} (${f.size} bytes)`);
-  if (result.outcome === "OUTCOME_DEADLINE_EXCEEDED") {
+  if (result.stateRestored) {
+    const { restored, notRestored } = result.stateRestored;
+    report.stateLost = true;
+    report.note =
+      "the sandbox restarted and got back the variables of its last save, from before this run " +
+      `(${restored.join(", ") || "none"}); what this run changed in memory is gone, files kept` +
+      (notRestored.length ? `; not restored: ${notRestored.map((v) => v.name).join(", ")}` : "");
+  } else if (result.outcome === "OUTCOME_DEADLINE_EXCEEDED") {
     report.stateLost = result.stateLost;
     report.note = result.stateLost
       ? "the run was stopped at its deadline and the sandbox restarted: variables are gone, files kept"

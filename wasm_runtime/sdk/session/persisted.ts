@@ -11,6 +11,7 @@ import type { Settings } from "../options.js";
 import { noteRecord } from "./catalog.js";
 import {
   DAY_MS,
+  readState,
   sizeOf,
   writeSession,
   type HistoryEntry,
@@ -22,6 +23,8 @@ import {
 export interface Carried {
   files: Map<string, Uint8Array>;
   state: SavedState | null;
+  /** Set when a restart brings back the last save (not a resume or a fork). */
+  savedAt?: number;
 }
 
 /** What came back when a sandbox was resumed or forked. */
@@ -152,6 +155,18 @@ export class PersistedSession {
       });
     this.writing = next;
     return next;
+  }
+
+  /** The variables of the last committed save (after the writes under way), or null if none. */
+  async lastSaved(): Promise<{ state: SavedState; savedAt: number } | null> {
+    await this.writing.catch(() => undefined);
+    const saved = await readState(this.record.id);
+    if (!saved) return null;
+    const { record, state } = saved;
+    return {
+      state: { data: state, skipped: record.skipped, packages: record.packages },
+      savedAt: record.lastUsedAt,
+    };
   }
 
   /** A failed save's files are saved again by the next one. */

@@ -132,6 +132,19 @@ export async function readSession(id: string): Promise<StoredSession | null> {
   return { record, files, state };
 }
 
+/** The record and the pickled variables of the last committed save (no files). */
+export async function readState(
+  id: string,
+): Promise<{ record: SessionRecord; state: Uint8Array } | null> {
+  const d = await db();
+  const tx = d.transaction(["sessions", "blobs"], "readonly");
+  const [record, state] = await Promise.all([
+    tx.objectStore("sessions").get(id),
+    tx.objectStore("blobs").get([id, STATE]),
+  ]);
+  return record && state ? { record, state } : null;
+}
+
 export async function listSessions(): Promise<SessionRecord[]> {
   return (await db()).getAll("sessions");
 }
