@@ -52,7 +52,7 @@ class Host:
             host = cls(server, playwright, launched, page)
             await page.expose_function("wasmboxStream", host._stream)
             await page.goto(server.url + HOST_PAGE)
-            # A function, not a string: Playwright evals a string predicate, and the page's CSP refuses eval.
+            # A function, not a string: a string predicate is eval'd, which the page CSP refuses.
             await page.wait_for_function("() => window.wasmboxReady === true")
         except BaseException:
             await playwright.stop()
