@@ -71,6 +71,7 @@ class Upstream:
         self.timeout = httpx.Timeout(
             settings.upstream_read_timeout_s, connect=settings.upstream_connect_timeout_s
         ).as_dict()
+        self.idle_s = settings.upstream_read_timeout_s
         self.retries = settings.upstream_connect_retries
 
     def request(self, body: dict[str, Any]) -> httpx.Request:
@@ -139,7 +140,7 @@ async def open_stream(
             raise UpstreamMalformed("the LLM server sent an empty stream") from None
         except httpx.HTTPError as exc:
             raise transport_error(exc) from None
-        yield relay(first, chunks)
+        yield relay(first, chunks, upstream.idle_s)
     finally:
         # Shielded: on a browser disconnect this runs inside a cancelled scope.
         with anyio.CancelScope(shield=True):
@@ -154,13 +155,35 @@ def body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
     return response.aiter_bytes()
 
 
-async def relay(first: bytes, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """Chunks as they arrive; a failure mid-stream ends it with an SSE error event."""
+async def relay(first: bytes, chunks: AsyncIterator[bytes], idle_s: float) -> AsyncIterator[bytes]:
+    """Chunks as they arrive; a failure mid-stream ends it with an SSE error event, and so does a
+    stream that carries no data for `idle_s`. Keep-alive comments (`: ping`, which llama.cpp's
+    server sends every 15 s) are relayed but do not count: they would hide a stalled model from
+    the socket's read timeout for ever."""
     yield first
+    deadline = anyio.current_time() + idle_s
     try:
-        async for chunk in chunks:
+        while True:
+            chunk: bytes | None = None
+            with anyio.move_on_after(deadline - anyio.current_time()):
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    return
+            if chunk is None:  # no yield inside the scope: the consumer runs while we are suspended
+                log.warning("upstream stream stalled: only keep-alives for %.0f s", idle_s)
+                stalled = f"the LLM server sent nothing but keep-alives for {idle_s:.0f} s"
+                yield sse_error_event(UpstreamTimeout(stalled))
+                return
+            if carries_data(chunk):
+                deadline = anyio.current_time() + idle_s
             yield chunk
     except httpx.HTTPError as exc:
         error: ProxyError = transport_error(exc)
         log.warning("upstream stream failed: %s", error.kind)
         yield sse_error_event(error)
+
+
+def carries_data(chunk: bytes) -> bool:
+    """False for a chunk of SSE comment lines only (a line starting with ':') or blank lines."""
+    return any(line and not line.startswith(b":") for line in chunk.splitlines())

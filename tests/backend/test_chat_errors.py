@@ -151,3 +151,34 @@ def test_stream_stalled_midway_ends_with_a_timeout_event(
     assert response.status_code == 200
     last_event = response.content.strip().rsplit(b"\n\n", 1)[-1]
     assert json.loads(last_event[len(b"data: ") :])["error"]["type"] == "upstream_timeout"
+
+
+def test_stream_of_keep_alives_only_ends_with_a_timeout_event(
+    make_client: MakeClient, fake_upstream: FakeOpenAI
+) -> None:
+    # llama.cpp's server pings every 15 s while the model is stuck: each ping resets the socket's
+    # read timeout, so only a timeout on data (not comments) shows the stall.
+    reply = stream_reply(["a"], chunk_delay_s=0.1)
+    pings = [b": ping - 2026-11-23 11:00:00.000000\r\n\r\n"] * 40
+    reply.chunks = [*(reply.chunks or [])[:1], *pings, *(reply.chunks or [])[1:]]
+    fake_upstream.script(reply)
+    response = make_client(upstream_read_timeout_s=1.0).post(CHAT, json=chat_body(stream=True))
+    assert response.status_code == 200
+    assert response.content.startswith((reply.chunks or [])[0])
+    last_event = response.content.strip().rsplit(b"\n\n", 1)[-1]
+    error = json.loads(last_event[len(b"data: ") :])["error"]
+    assert error["type"] == "upstream_timeout"
+    assert "keep-alive" in error["message"]
+    assert b"[DONE]" not in response.content
+
+
+def test_keep_alives_between_data_do_not_end_a_stream(
+    make_client: MakeClient, fake_upstream: FakeOpenAI
+) -> None:
+    reply = stream_reply(["a", "b", "c"], chunk_delay_s=0.05)
+    ping = b": ping\r\n\r\n"
+    reply.chunks = [piece for chunk in reply.chunks or [] for piece in (chunk, ping)]
+    fake_upstream.script(reply)
+    response = make_client(upstream_read_timeout_s=5.0).post(CHAT, json=chat_body(stream=True))
+    assert b"upstream_timeout" not in response.content
+    assert b"[DONE]" in response.content

@@ -225,7 +225,8 @@ def settings(base: str) -> Settings:
         openai_api_key=SecretStr("sk-local-not-a-secret"),
         models=[ALIAS],
         max_tokens=1024,
-        upstream_read_timeout_s=900,
+        # A stalled model shows in the page as the proxy's timeout error, well before a task's.
+        upstream_read_timeout_s=300,
         rate_limit="10000/minute",
     )
 

@@ -24,7 +24,7 @@ REPLY_TOKENS = 96
 def smollm2() -> Iterator[str]:
     """The base URL (…/v1) of a llama.cpp server serving SmolLM2-135M as `smollm2`."""
     LOG.parent.mkdir(parents=True, exist_ok=True)
-    with llama_server(SMOLLM2, alias="smollm2", log=LOG) as base:
+    with llama_server(SMOLLM2, alias="smollm2", log=LOG, max_tokens=REPLY_TOKENS) as base:
         yield base
 
 

@@ -23,6 +23,7 @@ VERSION = "0.3.36"
 VENV = Path.home() / ".cache" / "wasmbox" / "llama" / f"venv-{VERSION}"
 CHAT_FORMAT = "chatml-function-calling"
 START_TIMEOUT_S = 180
+LAUNCH = Path(__file__).with_name("llama_launch.py")
 
 
 def source(model: Model) -> str:
@@ -32,14 +33,21 @@ def source(model: Model) -> str:
 
 @contextmanager
 def llama_server(
-    model: Model, *, alias: str, n_ctx: int = 4096, threads: int = 2, log: Path | None = None
+    model: Model,
+    *,
+    alias: str,
+    n_ctx: int = 4096,
+    threads: int = 2,
+    log: Path | None = None,
+    max_tokens: int = 1024,
 ) -> Iterator[str]:
-    """Serve `model` as `alias`; yield the base URL up to `/v1`."""
+    """Serve `model` as `alias`; yield the base URL up to `/v1`. A completion the chat format
+    starts with no limit (a tool call's arguments) stops at `max_tokens` (see llama_launch.py)."""
     python = VENV / "bin" / "python"
     if not python.is_file():
         raise RuntimeError(f"{python} is missing: run scripts/ensure-llama.sh (make test does)")
     port = free_port()
-    cmd = [str(python), "-m", "llama_cpp.server", "--model", str(ensure(model))]
+    cmd = [str(python), str(LAUNCH), str(max_tokens), "--model", str(ensure(model))]
     cmd += ["--model_alias", alias, "--chat_format", CHAT_FORMAT, "--n_ctx", str(n_ctx)]
     cmd += ["--n_threads", str(threads), "--host", "127.0.0.1", "--port", str(port)]
     out = log.open("ab") if log else subprocess.DEVNULL

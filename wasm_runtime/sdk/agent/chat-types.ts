@@ -94,7 +94,7 @@ function httpHint({ status, code, retryAfterS }: ChatError): string {
   if (status === 413) return "The conversation is too long: start a new one or send less.";
   if (status === 429) return retryAfterS ? `Wait ${retryAfterS} s, then send the message again.` : "Wait a moment, then send the message again.";
   if (code === "model_not_allowed" || code === "llm_not_configured") return "Choose a model this server offers.";
-  if (status === 504 || code === "upstream_timeout") return "The model took too long: try again, or a smaller model.";
+  if (status === 504 || code === "upstream_timeout") return "The model took too long: try again, or a smaller model (a slow local server may need a larger WASMBOX_UPSTREAM_READ_TIMEOUT_S on the wasmbox server).";
   if (status !== null && status >= 500) return "The LLM server failed: check that it is running, then send the message again.";
   return "Check the request settings (model, base URL), then send the message again.";
 }
