@@ -18,25 +18,31 @@ CROSS_ORIGIN_ISOLATION = {
 }
 
 
-def app_page_csp(frame_script_sha256: str | None) -> str:
+def app_page_csp(frame_script_sha256: str | None, *, in_meta: bool = False) -> str:
     """The app pages' CSP. The SDK's sandbox frame is a srcdoc document, which inherits this policy
-    on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here."""
+    on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here.
+
+    `in_meta`: the exported app's `<meta>` copy. A meta policy cannot hold `frame-ancestors`; the
+    export's `<base href>` is same-origin; and `connect-src` allows any http(s) origin because the
+    page adds a second policy, before it fetches anything, narrowing it to its own files and the
+    endpoint the user entered (web/src/api/endpoint.ts).
+    """
     frame_script = f" 'sha256-{frame_script_sha256}'" if frame_script_sha256 else ""
-    return "; ".join(
-        [
-            "default-src 'self'",
-            f"script-src 'self' 'wasm-unsafe-eval'{frame_script}",
-            "style-src 'self' 'unsafe-inline'",
-            "img-src 'self' data: blob:",
-            "connect-src 'self'",
-            "worker-src 'self' blob:",
-            "frame-src 'self' blob:",
-            "object-src 'none'",
-            "base-uri 'none'",
-            "form-action 'self'",
-            "frame-ancestors 'self'",
-        ]
-    )
+    directives = [
+        "default-src 'self'",
+        f"script-src 'self' 'wasm-unsafe-eval'{frame_script}",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "connect-src 'self' http: https:" if in_meta else "connect-src 'self'",
+        "worker-src 'self' blob:",
+        "frame-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'self'" if in_meta else "base-uri 'none'",
+        "form-action 'self'",
+    ]
+    if not in_meta:
+        directives.append("frame-ancestors 'self'")
+    return "; ".join(directives)
 
 
 RUNTIME_CORS = {

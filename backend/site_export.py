@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backend.offline import OfflineError, files_under, runtime_urls, service_worker
+from backend.security_headers import app_page_csp
+from backend.static import frame_script_sha256
 from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
 MARKER = ".wasmbox-export"
@@ -79,6 +81,7 @@ def export_site(options: ExportOptions) -> ExportSummary:
         for name in EMBED_FILES:
             shutil.copy2(options.js_dir / "embed" / name, staging / name)
         pages = write_pages(options.web_dir, staging, base_path)
+        write_app_policy(staging / "index.html", options.js_dir)
         write_service_worker(options.js_dir, staging, options.precache_all)
         (staging / MARKER).write_text("made by `wasmbox export`; replaced whole by the next one\n")
         swap_in(staging, out)
@@ -145,6 +148,17 @@ def write_pages(web_dir: Path, staging: Path, base_path: str | None) -> list[str
         base = None if base_path is None else base_path + (f"{folder}/" if folder else "")
         (staging / page).write_text(with_base(html, base), encoding="utf-8")
     return pages
+
+
+def write_app_policy(page: Path, js_dir: Path) -> None:
+    """The app's CSP as a `<meta>`, first in its head: a static host sends no header."""
+    frame_hash = frame_script_sha256(js_dir)
+    if frame_hash is None:
+        raise ExportError(f"{js_dir / 'sandbox' / 'frame.js'} is missing: run `make build` first")
+    csp = app_page_csp(frame_hash, in_meta=True)
+    html = page.read_text(encoding="utf-8")
+    tag = f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+    page.write_text(html.replace(BASE_TAG_AFTER, f"{BASE_TAG_AFTER}\n  {tag}", 1), encoding="utf-8")
 
 
 def offline_files(site: Path, precache_all: bool) -> dict[str, Path]:

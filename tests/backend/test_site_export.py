@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -177,3 +179,14 @@ def test_a_changed_file_changes_its_revision_only(built: dict[str, Path], tmp_pa
     write(built["js_dir"] / "sdk" / "wasmbox.js", b"sdk, next build")
     after = revisions()
     assert {url for url in before if before[url] != after[url]} == {"sdk/wasmbox.js"}
+
+
+def test_the_app_carries_its_policy_in_a_meta(built: dict[str, Path], tmp_path: Path) -> None:
+    out = export(built, tmp_path / "site", base_path="/sub/")
+    html = (out / "index.html").read_text()
+    frame_hash = base64.b64encode(hashlib.sha256(b"frame").digest()).decode()
+    meta = html.index('<meta http-equiv="Content-Security-Policy"')
+    assert f"script-src 'self' 'wasm-unsafe-eval' 'sha256-{frame_hash}'" in html
+    assert "frame-ancestors" not in html, "a meta policy cannot hold it"
+    assert "base-uri 'self'" in html and meta < html.index('<base href="/sub/">')
+    assert "Content-Security-Policy" not in (out / "examples" / "embed.html").read_text()

@@ -214,6 +214,8 @@ class FakeOpenAI:
         self.completed = 0  # replies sent to the end
         # Ollama's: a 400 for an assistant message with `content: null` (before any scripted reply).
         self.refuse_null_content = False
+        # The origin a browser page may call it from (CORS); None sends no CORS headers at all.
+        self.cors_origin: str | None = None
         self.server = LoopbackServer(self.app)
 
     @property
@@ -250,6 +252,9 @@ class FakeOpenAI:
                 break
         headers = {key.decode().lower(): value.decode() for key, value in scope["headers"]}
         self.received.append(Received(scope["method"], scope["path"], headers, body))
+        if scope["method"] == "OPTIONS" and self.cors_origin:
+            await self.respond(Reply(status=204, headers=PREFLIGHT_ALLOWS), send)
+            return
         if scope["method"] != "POST" or scope["path"] != "/v1/chat/completions":
             await self.respond(error_reply(404, "no such route"), send)
             return
@@ -291,6 +296,8 @@ class FakeOpenAI:
         await anyio.sleep(reply.delay_s)
         headers = [(b"content-type", reply.content_type.encode())]
         headers += [(name.encode(), value.encode()) for name, value in reply.headers.items()]
+        if self.cors_origin:
+            headers.append((b"access-control-allow-origin", self.cors_origin.encode()))
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         for index, piece in enumerate(reply.chunks or []):
             if reply.break_after is not None and index >= reply.break_after:
@@ -300,6 +307,12 @@ class FakeOpenAI:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             await anyio.sleep(reply.chunk_delay_s)
         await send({"type": "http.response.body", "body": reply.body, "more_body": False})
+
+
+PREFLIGHT_ALLOWS = {
+    "access-control-allow-methods": "POST, GET",
+    "access-control-allow-headers": "authorization, content-type",
+}
 
 
 def has_null_content(request: Any) -> bool:

@@ -1,13 +1,16 @@
 // The wasmbox app: a chat with a code-executing agent and a Python console, sharing one sandbox.
 // This file only wires the components to the page.
-import type { StateChangeEvent, StreamingMode } from "wasmbox";
-import { fetchConfig, type AppConfig } from "./api/config.js";
+import type { ChatFn, HttpChatOptions, StateChangeEvent, StreamingMode } from "wasmbox";
+import { endpointConfig, fetchConfig, type AppConfig } from "./api/config.js";
+import { directChat } from "./api/direct-chat.js";
+import { applyConnectPolicy, loadEndpoint } from "./api/endpoint.js";
 import { Activity } from "./app/activity.js";
-import { Conversation } from "./app/conversation.js";
+import { Conversation, PROXY } from "./app/conversation.js";
 import { Session } from "./app/session.js";
 import { toNotebook } from "./export/notebook.js";
 import { ChatView } from "./ui/chat-view.js";
 import { byId, h } from "./ui/dom.js";
+import { showEndpointForm } from "./ui/endpoint-form.js";
 import { FileList } from "./ui/file-list.js";
 import { saveText } from "./ui/files.js";
 import { StatusBar } from "./ui/status.js";
@@ -15,6 +18,9 @@ import { showUpdateNotice } from "./sw/notice.js";
 import { registerOffline } from "./sw/register.js";
 
 function start(): void {
+  // Before anything fetches: the page may reach its own files and the user's endpoint, nothing else.
+  const endpoint = loadEndpoint();
+  applyConnectPolicy(endpoint);
   const status = new StatusBar(byId("sandbox-state"), byId("activity"), byId<HTMLProgressElement>("boot-progress"));
   const log = byId("transcript");
   const messageInput = byId<HTMLTextAreaElement>("message");
@@ -28,7 +34,8 @@ function start(): void {
   const files = new FileList(byId<HTMLUListElement>("file-list"), download);
   const refreshFiles = (): Promise<void> => session.then(async (s) => files.show(await s.listFiles()));
   let streaming: Record<string, StreamingMode> = {};
-  const conversation = new Conversation(session, view, () => streaming);
+  let chat: HttpChatOptions | ChatFn = PROXY;
+  const conversation = new Conversation(session, view, () => streaming, () => chat);
   const activity = new Activity(status, byId<HTMLButtonElement>("stop"), log, view, () => void refreshFiles());
 
   const sendMessage = (): void => {
@@ -53,7 +60,16 @@ function start(): void {
     (mode === "chat" ? messageInput : codeInput).focus();
   };
 
-  const applyConfig = (config: AppConfig): void => {
+  const applyConfig = (served: AppConfig): void => {
+    let config = served;
+    if (!served.server) {
+      // A static host: the chat goes from this page to the user's endpoint, if one was entered.
+      showEndpointForm(endpoint);
+      if (endpoint) {
+        config = endpointConfig(endpoint.model);
+        chat = directChat(endpoint);
+      }
+    }
     streaming = config.streaming;
     modelSelect.replaceChildren(...config.models.map((model) => h("option", { value: model }, model)));
     modelSelect.disabled = !config.llmConfigured;

@@ -29,7 +29,7 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 def wait_until_controlled(page: Page) -> None:
     """The service worker has precached this build and controls the page."""
     page.wait_for_function(
-        "navigator.serviceWorker.controller !== null", timeout=RUN_TIMEOUT_MS, polling=200
+        "() => navigator.serviceWorker.controller !== null", timeout=RUN_TIMEOUT_MS, polling=200
     )
 
 
@@ -100,7 +100,8 @@ def test_a_new_build_waits_for_the_user_and_replaces_the_old_whole(
         notice.click()
         page.wait_for_load_state("load")
         page.wait_for_function(
-            "fetch('sdk/wasmbox.js').then(r => r.text()).then(t => t.endsWith('// next build\\n'))",
+            "() => fetch('sdk/wasmbox.js')"
+            ".then(r => r.text()).then(t => t.endsWith('// next build\\n'))",
             timeout=RUN_TIMEOUT_MS,
         )
         app = page.evaluate("fetch('app/app.js').then(r => r.text())")

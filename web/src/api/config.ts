@@ -7,6 +7,8 @@ export interface AppConfig {
   howToConfigure: string | null;
   /** Per model, whether the agent streams (WASMBOX_STREAMING on the server); others "auto". */
   streaming: Record<string, StreamingMode>;
+  /** A wasmbox server answered (its proxy holds the key); false on a static host or offline. */
+  server: boolean;
 }
 
 const MODES: readonly string[] = ["auto", "always", "never"];
@@ -15,9 +17,16 @@ const MODES: readonly string[] = ["auto", "always", "never"];
 export const STATIC_HOST_CONFIG: AppConfig = {
   models: [],
   llmConfigured: false,
-  howToConfigure: "This copy of wasmbox has no server: the Python console works; for the chat, enter an OpenAI-compatible endpoint.",
+  howToConfigure:
+    "This copy of wasmbox has no server: the Python console works. For the chat, enter an OpenAI-compatible endpoint under Model endpoint.",
   streaming: {},
+  server: false,
 };
+
+/** The configuration on a static host once the user has entered an endpoint. */
+export function endpointConfig(model: string): AppConfig {
+  return { ...STATIC_HOST_CONFIG, models: [model], llmConfigured: true, howToConfigure: null };
+}
 
 export async function fetchConfig(): Promise<AppConfig> {
   // Relative: the app may live under a sub-path. A static host answers 404 (or an HTML page).
@@ -38,5 +47,6 @@ export async function fetchConfig(): Promise<AppConfig> {
     llmConfigured: data.llmConfigured === true,
     howToConfigure: typeof data.howToConfigure === "string" ? data.howToConfigure : null,
     streaming,
+    server: true,
   };
 }

@@ -1,10 +1,18 @@
 // The conversation: the chat's agent and the console's runs, recorded in one transcript.
-import { Agent, newTranscript, recordRun, type StreamingMode, type Transcript } from "wasmbox";
+import {
+  Agent,
+  newTranscript,
+  recordRun,
+  type ChatFn,
+  type HttpChatOptions,
+  type StreamingMode,
+  type Transcript,
+} from "wasmbox";
 import type { ChatView } from "../ui/chat-view.js";
 import type { Session } from "./session.js";
 
 /** The app's backend proxy: the server keeps the API key. */
-const PROXY = { baseUrl: "/api" };
+export const PROXY: HttpChatOptions = { baseUrl: "/api" };
 
 export class Conversation {
   readonly transcript: Transcript = newTranscript(null);
@@ -15,6 +23,8 @@ export class Conversation {
     private readonly session: Promise<Session>,
     private readonly view: ChatView,
     private readonly streaming: () => Record<string, StreamingMode>,
+    /** The proxy, or on a static host the user's endpoint (read when the first message is sent). */
+    private readonly chat: () => HttpChatOptions | ChatFn = () => PROXY,
   ) {}
 
   /** One message to the agent, with the model chosen now (a switch applies from this message on). */
@@ -41,7 +51,7 @@ export class Conversation {
       this.agent = await Agent.create({
         sandbox,
         model,
-        chat: PROXY,
+        chat: this.chat(),
         streaming: this.streaming(),
         transcript: this.transcript,
       });
