@@ -72,6 +72,18 @@ def precache_entries(files: Mapping[str, Path]) -> list[dict[str, str]]:
     return entries
 
 
+def served_files(js_dir: Path, web_dir: Path, runtime_dir: Path) -> dict[str, Path]:
+    """URL (relative to `wasmbox serve`'s root) → file, for what its service worker precaches:
+    the same set as an export's, read from where `wasmbox serve` serves each from."""
+    files = {"./": web_dir / "index.html", "embed.js": js_dir / "embed" / "embed.js"}
+    files |= files_under(js_dir / "app", "app/", (".js",))
+    files["app/styles.css"] = web_dir / "styles.css"
+    files |= files_under(js_dir / "sdk", "sdk/", (".js",))
+    files |= files_under(js_dir / "sandbox", "sandbox/", (".js",))
+    files |= files_under(web_dir / "examples", "examples/", (".html", ".js", ".css"))
+    return files | runtime_urls(runtime_dir, all_files=False)
+
+
 def service_worker(template: str, files: Mapping[str, Path]) -> str:
     """`template` (the built sw.js) with its precache list and this build's wheel cache name."""
     if MANIFEST_PLACEHOLDER not in template or WHEEL_CACHE_PLACEHOLDER not in template:

@@ -19,6 +19,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from backend.deps import SettingsDep
+from backend.offline import OfflineError, served_files, service_worker
 from backend.security_headers import (
     CROSS_ORIGIN_ISOLATION,
     NOSNIFF,
@@ -225,3 +226,20 @@ def example_page(rel_path: str, request: Request, settings: SettingsDep) -> Resp
     return file_response(
         request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
     )
+
+
+@router.api_route("/sw.js", methods=["GET", "HEAD"], include_in_schema=False)
+def service_worker_script(request: Request, settings: SettingsDep) -> Response:
+    """The offline service worker, at the root so its scope covers the app, the embed and the
+    examples; its precache list is made from the files served here (backend/offline.py)."""
+    try:
+        template = (settings.js_dir / "sw" / "sw.js").read_text(encoding="utf-8")
+        files = served_files(settings.js_dir, settings.web_dir, settings.runtime_dir)
+        script = service_worker(template, files)
+    except (OSError, OfflineError):
+        return not_found()  # not built yet: the pages work online, as with no service worker
+    headers = {**NOSNIFF, "Cache-Control": REVALIDATE}
+    if settings.cross_origin_isolation:
+        headers |= CROSS_ORIGIN_ISOLATION
+    body = b"" if request.method == "HEAD" else script.encode()
+    return Response(body, media_type=MIME_TYPES[".js"], headers=headers)
