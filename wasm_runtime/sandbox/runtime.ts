@@ -79,14 +79,18 @@ export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileByte
 
 /**
  * Load runtime packages and import them, ahead of any run (a warm spare does this while idle),
- * so the first `import pandas` of a session is instant. Unknown names are ignored.
+ * so the first `import pandas` of a session is instant. Unknown names are ignored. Each package
+ * is one step, taken only once `idle()` resolves: a cell never waits for a preload it did not ask
+ * for (it did, up to the watchdog's package grace, and a run's deadline went by before it began).
  */
-export async function preloadPackages(runtime: Runtime, packages: string[]): Promise<void> {
-  const known = packages.filter((name) => name in runtime.manifest.packages);
-  if (!known.length) return;
-  await runtime.pyodide.loadPackage(known, quiet);
-  for (const name of known) {
-    for (const module of runtime.manifest.packages[name]?.imports ?? []) runtime.pyodide.pyimport(module).destroy();
+export async function preloadPackages(runtime: Runtime, packages: string[], idle: () => Promise<void>): Promise<void> {
+  for (const name of packages.filter((p) => p in runtime.manifest.packages)) {
+    await idle();
+    await runtime.pyodide.loadPackage([name], quiet);
+    for (const module of runtime.manifest.packages[name]?.imports ?? []) {
+      await idle();
+      runtime.pyodide.pyimport(module).destroy();
+    }
   }
 }
 

@@ -37,7 +37,16 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   let queue = Promise.resolve();
-  let preloading = Promise.resolve();
+  // The cell under way, if any: a preload takes its next step only once it is over.
+  let cell: Promise<unknown> = Promise.resolve();
+  const noCell = async (): Promise<void> => {
+    for (let current = cell; ; current = cell) {
+      await current.catch(() => undefined);
+      // A task later: the cell's reply is posted first, not after seconds of the next import.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (current === cell) return;
+    }
+  };
 
   const handle = async (request: WorkerRequest): Promise<void> => {
     const { id } = request;
@@ -45,7 +54,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       switch (request.type) {
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
-          preloading = preloadPackages(runtime, request.packages).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
+          void preloadPackages(runtime, request.packages, noCell).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
           return post({ type: "done", id });
         case "rehearse":
           await rehearse(runtime, request.exercise, () => waiting > 0);
@@ -55,12 +64,11 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
           return post({ type: "done", id });
         case "execute": {
           if (!kernel) throw new Error("the sandbox is not configured");
-          // A cell waits for a preload still under way: its last steps import the packages,
-          // seconds of Python that would otherwise stall the cell halfway, and the cell most
-          // likely wants those packages anyway.
-          await preloading;
-          const result = await runCell(runtime, kernel, request, interrupts, post);
-          return post({ type: "result", id, result });
+          // A preload still under way pauses until the cell is over (a package it is loading
+          // now is waited for by the cell's own import of it, through Pyodide's package lock).
+          const running = runCell(runtime, kernel, request, interrupts, post).then((result) => post({ type: "result", id, result }));
+          cell = running;
+          return await running;
         }
         case "write-file":
           writeFile(runtime, request.path, request.data);

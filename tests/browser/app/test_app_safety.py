@@ -21,7 +21,9 @@ def test_timeout_reaches_the_model_and_the_page_stays_responsive(
 
     result = model.tool_results()[0]
     assert result["outcome"] == "DEADLINE_EXCEEDED"
-    assert isinstance(result["stateLost"], bool)
+    # Cross-origin isolated: interrupted, variables kept. The run arrives while the spare is
+    # still preloading numpy and pandas, which it no longer waits for.
+    assert result["stateLost"] is False
     assert app_page.page.get_by_text("deadline exceeded").first.is_visible()
     # The page is still in control: it takes input and runs the next cell in the same sandbox.
     app_page.page.get_by_role("tab", name="Console").click()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.sandbox.conftest import SdkPage
+from tests.browser.sandbox.conftest import SdkPage, open_sdk_page
+from tests.support.engines import EngineBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -38,6 +39,32 @@ def test_deadline_while_packages_load_waits_for_them_and_keeps_state(sdk: SdkPag
     assert result["stateLost"] is not isolated(sdk)
     after = sdk.run(sandbox, "print(globals().get('x'), 'sympy' in globals())")
     assert after["stdout"] == ("7 False\n" if isolated(sdk) else "None False\n")
+
+
+def test_a_run_does_not_wait_for_the_spares_preload(engine: EngineBrowser, sdk_server: str) -> None:
+    """The spare is still loading numpy and pandas when the first run arrives: the run starts at
+    once and the preload goes on after it. Runs used to wait for the whole preload, so a short
+    deadline passed before their first line (13 s for a 2 s limit, measured in the app), and a
+    preload longer than the watchdog's package grace cost the worker its state."""
+    page, sdk = open_sdk_page(engine, sdk_server)
+    try:
+        page.evaluate("void wasmbox.Sandbox.warmup({ packages: ['numpy', 'pandas'] })")
+        sandbox = sdk.create()
+        # No `import` statement: the run itself loads nothing.
+        imported = "'pandas' in __import__('sys').modules"
+        first = sdk.run(sandbox, imported, timeoutMs=120_000)
+        assert first["value"]["text/plain"] == "False", first["error"]
+        page.wait_for_function(
+            "async id => (await wasmbox.run(id, \"'pandas' in __import__('sys').modules\"))"
+            ".value['text/plain'] === 'True'",
+            sandbox,
+            timeout=120_000,
+        )
+        after = sdk.run(sandbox, "x = 1\nwhile True: pass", timeoutMs=1000)
+        assert after["outcome"] == "OUTCOME_DEADLINE_EXCEEDED"
+        assert after["stateLost"] is not isolated(sdk)
+    finally:
+        page.close()
 
 
 def test_deadline_result_keeps_streamed_output(sdk: SdkPage) -> None:
