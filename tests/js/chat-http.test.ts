@@ -61,6 +61,15 @@ test("an error event in the stream (the proxy's, after a cut) keeps the server's
   );
 });
 
+test("a stream the proxy ended for a stalled model says so, with the timeout's hint", async () => {
+  const error = { error: { type: "upstream_timeout", message: "the LLM server sent nothing but keep-alives for 300 s" } };
+  const { fetch } = fakeFetch(`: ping\r\n\r\n${sse(error)}`);
+  await assert.rejects(
+    collect(httpChat({ baseUrl: "/api", fetch })),
+    (e: ChatError) => e.code === "upstream_timeout" && /keep-alives/.test(e.message) && /took too long/.test(e.hint),
+  );
+});
+
 test("an HTTP error carries status, code, Retry-After and a hint", async () => {
   const body = JSON.stringify({ error: { type: "rate_limited", code: "rate_limited", message: "slow down" } });
   const { fetch } = fakeFetch(body, { status: 429, contentType: "application/json", headers: { "Retry-After": "7" } });

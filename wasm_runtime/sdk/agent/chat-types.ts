@@ -71,6 +71,9 @@ export class ChatError extends Error {
   }
 }
 
+const TIMEOUT_HINT =
+  "The model took too long: try again, or a smaller model (a slow local server may need a larger WASMBOX_UPSTREAM_READ_TIMEOUT_S on the wasmbox server).";
+
 function hintFor(error: ChatError): string {
   switch (error.type) {
     case "network":
@@ -78,6 +81,7 @@ function hintFor(error: ChatError): string {
     case "empty-stream":
       return "The server sent nothing back. Try again, another model, or turn streaming off for this model.";
     case "cut-stream":
+      if (error.code === "upstream_timeout") return TIMEOUT_HINT;
       return "The reply was cut off. Send the message again; if it keeps happening, check the LLM server's log.";
     case "malformed":
       return "The server did not answer in the OpenAI format: check that the base URL ends in /v1 of an OpenAI-compatible server.";
@@ -94,7 +98,7 @@ function httpHint({ status, code, retryAfterS }: ChatError): string {
   if (status === 413) return "The conversation is too long: start a new one or send less.";
   if (status === 429) return retryAfterS ? `Wait ${retryAfterS} s, then send the message again.` : "Wait a moment, then send the message again.";
   if (code === "model_not_allowed" || code === "llm_not_configured") return "Choose a model this server offers.";
-  if (status === 504 || code === "upstream_timeout") return "The model took too long: try again, or a smaller model (a slow local server may need a larger WASMBOX_UPSTREAM_READ_TIMEOUT_S on the wasmbox server).";
+  if (status === 504 || code === "upstream_timeout") return TIMEOUT_HINT;
   if (status !== null && status >= 500) return "The LLM server failed: check that it is running, then send the message again.";
   return "Check the request settings (model, base URL), then send the message again.";
 }
