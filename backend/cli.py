@@ -77,6 +77,17 @@ def main(argv: list[str] | None = None) -> int:
 
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
+    mcp.add_argument(
+        "--session",
+        default=None,
+        help="keep the sandbox (variables, files) under this name across server restarts",
+    )
+    mcp.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where named sessions live (default: $WASMBOX_DATA_DIR or ~/.local/share/wasmbox)",
+    )
 
     ask = commands.add_parser("ask", help="ask a model; it runs Python in the sandbox to answer")
     ask.add_argument("question")
@@ -96,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "mcp":
         from wasmbox.mcp_server import serve as serve_mcp
 
-        return serve_mcp(timeout=args.timeout)
+        return serve_mcp(timeout=args.timeout, session=args.session, data_dir=args.data_dir)
     if args.command == "export":
         return export_folder(args.dir, args.base_path, console, precache_all=args.precache_all)
     if args.command == "serve":

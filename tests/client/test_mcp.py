@@ -30,15 +30,17 @@ class McpClient:
     One task: anyio's scopes in the stdio client must close in the task that opened them.
     """
 
-    def __init__(self, loop: Loop) -> None:
+    def __init__(self, loop: Loop, server: StdioServerParameters = SERVER) -> None:
         self.loop = loop
+        self.server = server
         self.session: ClientSession | None = None
         self._ready = threading.Event()
         self._stop = asyncio.Event()
         self._held: concurrent.futures.Future[None] | None = None
 
     async def _hold(self) -> None:
-        async with stdio_client(SERVER) as (read, write), ClientSession(read, write) as session:
+        opened = stdio_client(self.server)
+        async with opened as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             self.session = session
             self._ready.set()

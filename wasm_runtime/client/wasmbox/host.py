@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Error, Page, Playwright, async_playwright
+from playwright.async_api import BrowserContext, Error, Page, Playwright, async_playwright
 
 from wasmbox.browser import BrowserName, launch_args
 from wasmbox.errors import SandboxError
@@ -26,30 +27,54 @@ class Host:
     """A loopback server, a browser and one page with `window.wasmboxHost` from page/host.js."""
 
     def __init__(
-        self, server: LoopbackServer, playwright: Playwright, browser: Browser, page: Page
+        self,
+        server: LoopbackServer,
+        playwright: Playwright,
+        close_browser: Callable[[], Awaitable[None]],
+        page: Page,
     ) -> None:
         self.server = server
         self._playwright = playwright
-        self._browser = browser
+        self._close_browser = close_browser
         self.page = page
         self._sinks: dict[int, StreamSink] = {}
         self._tokens = itertools.count(1)
         self._closed = False
 
     @classmethod
-    async def start(cls, *, browser: BrowserName = "chromium", isolated: bool = True) -> Host:
-        """Serve the runtime, launch `browser` headless and open the host page."""
-        server = LoopbackServer(client_app(client_settings(isolated)))
+    async def start(
+        cls,
+        *,
+        browser: BrowserName = "chromium",
+        isolated: bool = True,
+        profile: Path | None = None,
+        port: int | None = None,
+    ) -> Host:
+        """Serve the runtime, launch `browser` headless and open the host page.
+
+        By default the browser profile is a fresh temporary one and the port a free one. A named
+        session passes its own `profile` directory and `port`: the page's storage (where the SDK
+        keeps persisted sandboxes) belongs to both, so keeping them keeps the sessions.
+        """
+        server = LoopbackServer(client_app(client_settings(isolated)), port=port)
         await asyncio.to_thread(server.start)
         playwright = await async_playwright().start()
         try:
             engine = getattr(playwright, browser)
             own = playwright.chromium.executable_path if browser == "chromium" else None
-            launched = await engine.launch(**launch_args(browser, own))
-            context = await launched.new_context()
+            context: BrowserContext
+            if profile is None:
+                launched = await engine.launch(**launch_args(browser, own))
+                context = await launched.new_context()
+                close_browser = launched.close
+            else:
+                context = await engine.launch_persistent_context(
+                    str(profile), **launch_args(browser, own)
+                )
+                close_browser = context.close
             context.set_default_timeout(PAGE_TIMEOUT_MS)
-            page = await context.new_page()
-            host = cls(server, playwright, launched, page)
+            page = context.pages[0] if context.pages else await context.new_page()
+            host = cls(server, playwright, close_browser, page)
             await page.expose_function("wasmboxStream", host._stream)
             await page.goto(server.url + HOST_PAGE)
             # A function, not a string: a string predicate is eval'd, which the page CSP refuses.
@@ -88,7 +113,7 @@ class Host:
             return
         self._closed = True
         try:
-            await self._browser.close()
+            await self._close_browser()
         finally:
             await self._playwright.stop()
             await asyncio.to_thread(self.server.stop)

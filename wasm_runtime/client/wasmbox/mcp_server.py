@@ -1,6 +1,9 @@
 """`wasmbox mcp`: the sandbox as an MCP server over stdio (tools: run_python, upload_file,
 download_file, list_files, reset). One sandbox lives as long as the server, so state is kept
 across calls; the browser starts with the server, before the first call asks for it.
+
+With `--session NAME` the sandbox is a named session (wasmbox.named): saved after each call and
+back, variables and files, when a server with that name starts again.
 """
 
 from __future__ import annotations
@@ -8,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from mcp.server.fastmcp import FastMCP
 from mcp.types import CallToolResult, ContentBlock, ImageContent, TextContent
 
 from wasmbox.errors import WasmboxError
 from wasmbox.host import Host
+from wasmbox.named import NamedSession, SessionInUse
 from wasmbox.report import result_text
 from wasmbox.sandbox import Sandbox
 
@@ -27,34 +33,73 @@ INSTRUCTIONS = (
 
 
 class Session:
-    """The server's one sandbox, started in the background and replaced by `reset()`."""
+    """The server's one sandbox, started in the background and replaced by `reset()`.
 
-    def __init__(self, timeout: float) -> None:
+    Without a name the sandboxes share one host for the server's life; a named session's sandbox
+    brings its own browser (on the session's profile) and is saved as it goes.
+    """
+
+    def __init__(
+        self, timeout: float, name: str | None = None, data_dir: Path | None = None
+    ) -> None:
         self.timeout = timeout
+        self.name = name
+        self.data_dir = data_dir
         self._host: Host | None = None
         self._sandbox: Sandbox | None = None
         self._lock = asyncio.Lock()
+        self.started = ""  # how a named session began, said once in the first tool answer
 
     async def sandbox(self) -> Sandbox:
         async with self._lock:
-            if self._host is None:
-                self._host = await Host.start()
             if self._sandbox is None or self._sandbox.closed:
-                self._sandbox = await Sandbox.create(timeout=self.timeout, host=self._host)
+                self._sandbox = await self._open()
             return self._sandbox
+
+    async def _open(self) -> Sandbox:
+        if self.name is not None:
+            opened = await Sandbox.create(
+                timeout=self.timeout, session=self.name, data_dir=self.data_dir
+            )
+            self.started = started_note(self.name, opened)
+            return opened
+        if self._host is None:
+            self._host = await Host.start()
+        return await Sandbox.create(timeout=self.timeout, host=self._host)
+
+    def take_note(self) -> str:
+        note, self.started = self.started, ""
+        return note
 
     async def reset(self) -> None:
         async with self._lock:
             if self._sandbox is not None:
-                await self._sandbox.close()
+                if self.name is not None and not self._sandbox.closed:
+                    await self._sandbox.delete()  # a named session forgets what it saved
+                else:
+                    await self._sandbox.close()
                 self._sandbox = None
         await self.sandbox()
+        self.started = ""
 
     async def close(self) -> None:
         async with self._lock:
-            if self._host is not None:
-                await self._host.close()
-            self._host = self._sandbox = None
+            try:
+                if self._sandbox is not None:
+                    await self._sandbox.close()  # a persisted sandbox finishes its save first
+            finally:
+                if self._host is not None:
+                    await self._host.close()
+                self._host = self._sandbox = None
+
+
+def started_note(name: str, sandbox: Sandbox) -> str:
+    if sandbox.resumed:
+        lost = ", ".join(item.get("name", "?") for item in sandbox.not_restored)
+        return f"[session {name!r} resumed" + (f"; not restored: {lost}]" if lost else "]")
+    if sandbox.replaced:
+        return f"[session {name!r}: the saved sandbox was gone (deleted or expired); started empty]"
+    return f"[session {name!r} started]"
 
 
 def text(message: str, *, error: bool = False) -> CallToolResult:
@@ -82,10 +127,14 @@ def build_server(session: Session) -> FastMCP:
         """
         try:
             sandbox = await session.sandbox()
-            result = await sandbox.execute(code, timeout=timeout)
+            # The server's default, not a resumed sandbox's saved one: --timeout is this server's.
+            result = await sandbox.execute(code, timeout=timeout or session.timeout)
         except (WasmboxError, ValueError, TypeError) as exc:
             return text(f"wasmbox could not run the code: {exc}", error=True)
-        content: list[ContentBlock] = [TextContent(type="text", text=result_text(result))]
+        report = result_text(result)
+        if note := session.take_note():
+            report = f"{note}\n{report}"
+        content: list[ContentBlock] = [TextContent(type="text", text=report)]
         content += [
             ImageContent(type="image", data=d.data, mimeType=d.mime)
             for d in result.images()
@@ -143,7 +192,14 @@ def build_server(session: Session) -> FastMCP:
     return server
 
 
-def serve(timeout: float = 30) -> int:
-    """Serve MCP on stdin/stdout until the client closes it."""
-    build_server(Session(timeout)).run("stdio")
+def serve(timeout: float = 30, session: str | None = None, data_dir: Path | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes it. A session another process has open
+    (or a bad name) is refused here, before the client connects, with exit status 2."""
+    if session is not None:
+        try:
+            NamedSession.claim(session, data_dir).release()
+        except (SessionInUse, ValueError) as exc:
+            print(f"wasmbox mcp: {exc}", file=sys.stderr)
+            return 2
+    build_server(Session(timeout, session, data_dir)).run("stdio")
     return 0

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from wasmbox.browser import BrowserName
 from wasmbox.errors import SandboxError
 from wasmbox.host import Host
+from wasmbox.named import NamedSession
 from wasmbox.results import Environment, ExecutionResult, FileInfo
 
 Policy = Literal["default", "off"] | dict[str, Any]
@@ -38,11 +40,24 @@ class Sandbox:
     ```
     """
 
-    def __init__(self, host: Host, sandbox_id: str, *, owns_host: bool) -> None:
+    def __init__(
+        self,
+        host: Host,
+        sandbox_id: str,
+        *,
+        owns_host: bool,
+        named: NamedSession | None = None,
+    ) -> None:
         self.host = host
         self.id = sandbox_id
         self._owns_host = owns_host
+        self._named = named
         self.closed = False
+        # A named session's start: whether its saved sandbox came back, whether a saved one was
+        # gone (deleted or expired) so this one is new, and the variables that were not restored.
+        self.resumed = False
+        self.replaced = False
+        self.not_restored: list[dict[str, str]] = []
 
     @classmethod
     async def create(
@@ -53,6 +68,8 @@ class Sandbox:
         policy: Policy = "default",
         allow_install: bool = False,
         persist: bool | dict[str, Any] | None = None,
+        session: str | None = None,
+        data_dir: Path | None = None,
         host: Host | None = None,
         browser: BrowserName = "chromium",
     ) -> Sandbox:
@@ -60,6 +77,10 @@ class Sandbox:
 
         `timeout` is each run's default deadline in seconds; `persist` asks the SDK to keep the
         session (`Sandbox.create({persist})`), which only an SDK with persisted sessions accepts.
+
+        `session="NAME"` opens a named session: the sandbox saved under that name (variables,
+        files, history), or a new persisted one, kept in a browser profile of its own under
+        `data_dir` (see wasmbox.named). Only one process at a time may have it open.
         """
         options: dict[str, Any] = {
             "timeoutMs": milliseconds(timeout, "timeout"),
@@ -69,7 +90,32 @@ class Sandbox:
         }
         if persist is not None:
             options["persist"] = persist
-        return await cls._open(host, browser, "create", options)
+        if session is None:
+            return await cls._open(host, browser, "create", options)
+        if host is not None or persist is not None:
+            raise ValueError("a named session starts its own browser and always persists")
+        return await cls._open_named(session, data_dir, browser, options)
+
+    @classmethod
+    async def _open_named(
+        cls, name: str, data_dir: Path | None, browser: BrowserName, options: dict[str, Any]
+    ) -> Sandbox:
+        named = NamedSession.claim(name, data_dir)
+        try:
+            host = await Host.start(browser=browser, profile=named.profile, port=named.port)
+            try:
+                opened = await host.call("openNamed", named.sandbox_id, options)
+                named.remember(port=host.server.port, sandbox_id=opened["id"])
+            except BaseException:
+                await host.close()
+                raise
+        except BaseException:
+            named.release()
+            raise
+        sandbox = cls(host, opened["id"], owns_host=True, named=named)
+        sandbox.resumed, sandbox.replaced = opened["resumed"], opened["replaced"]
+        sandbox.not_restored = opened["notRestored"]
+        return sandbox
 
     @classmethod
     async def resume(
@@ -137,15 +183,35 @@ class Sandbox:
         return Environment.model_validate(await self._call("environment"))
 
     async def close(self) -> None:
-        """Free the sandbox (and its browser, when it started one)."""
+        """Free the sandbox (and its browser, when it started one). A persisted one finishes
+        saving first."""
         if self.closed:
             return
         self.closed = True
         try:
             await self.host.call("close", self.id)
         finally:
+            await self._let_go()
+
+    async def delete(self) -> None:
+        """Close the sandbox and remove everything it saved (a named session starts empty next)."""
+        if self.closed:
+            raise SandboxError("the sandbox is closed")
+        self.closed = True
+        try:
+            await self.host.call("delete", self.id)
+            if self._named is not None and self._named.port is not None:
+                self._named.remember(port=self._named.port, sandbox_id=None)
+        finally:
+            await self._let_go()
+
+    async def _let_go(self) -> None:
+        try:
             if self._owns_host:
                 await self.host.close()
+        finally:
+            if self._named is not None:  # after the browser is gone: it held the profile
+                self._named.release()
 
     async def _call(self, method: str, *args: Any) -> Any:
         if self.closed:

@@ -18,7 +18,7 @@ from backend.app import create_app
 from backend.settings import Settings, get_settings
 from backend.static import app_page_headers, file_response, not_found, safe_file
 from wasm_runtime.builder.manifest import MANIFEST
-from wasmbox.errors import RuntimeMissing
+from wasmbox.errors import RuntimeMissing, WasmboxError
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 HOST_PAGE = "/client/host.html"
@@ -55,12 +55,24 @@ def client_app(settings: Settings) -> FastAPI:
     return app
 
 
-class LoopbackServer:
-    """uvicorn serving `app` on 127.0.0.1 at a free port until `stop()`."""
+class PortInUse(WasmboxError):
+    """A named session's port is taken by another program."""
 
-    def __init__(self, app: FastAPI) -> None:
+
+class LoopbackServer:
+    """uvicorn serving `app` on 127.0.0.1 at `port` (a free one by default) until `stop()`."""
+
+    def __init__(self, app: FastAPI, port: int | None = None) -> None:
         with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
+            # As uvicorn binds: a previous run's connections in TIME_WAIT do not hold the port.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port or 0))
+            except OSError:
+                raise PortInUse(
+                    f"127.0.0.1:{port} is in use; the session's saved sandboxes belong to that "
+                    "origin, so stop whatever listens there and start again"
+                ) from None
             self.port: int = sock.getsockname()[1]
         config = uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"

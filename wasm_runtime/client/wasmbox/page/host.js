@@ -35,6 +35,23 @@ window.wasmboxHost = {
     if (!persistence()) throw new Error(NO_PERSISTENCE);
     return (await Sandbox.resume(id)).id;
   },
+  // A named session: its saved sandbox again, or a new persisted one when there is none (never
+  // saved, deleted or expired: `replaced` says so). Any other failure (a lock, storage) is thrown.
+  async openNamed(savedId, options) {
+    if (!persistence()) throw new Error(NO_PERSISTENCE);
+    if (savedId) {
+      try {
+        const again = await Sandbox.resume(savedId);
+        const notRestored = again.resumeReport?.notRestored ?? [];
+        return { id: again.id, resumed: true, replaced: false, notRestored };
+      } catch (error) {
+        if (error?.name !== "SessionNotFound") throw error;
+      }
+    }
+    const created = await Sandbox.create({ ...options, persist: true });
+    return { id: created.id, resumed: false, replaced: Boolean(savedId), notRestored: [] };
+  },
+  delete: (id) => Sandbox.delete(id),
   execute(id, code, { files = [], token = null, ...options }) {
     return sandbox(id).execute(code, {
       ...options,
