@@ -100,7 +100,7 @@ bench-anywhere: build browser ## Python client and `wasmbox mcp` timings: cold s
 	$(BIN)/python -m tests.bench.anywhere
 
 bench-agent: build browser llama ## the example tasks with Qwen2.5-Coder-1.5B (local, ~1.1 GB once): pass rate, steps, time, parser paths
-	$(BIN)/python -m tests.bench.agent
+	$(BIN)/python -m tests.bench.agent $(BENCH_AGENT_ARGS)
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build

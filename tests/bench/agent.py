@@ -188,16 +188,33 @@ def table(outcomes: list[Outcome]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tasks", nargs="*", default=[t.name for t in TASKS])
-    parser.add_argument("--timeout-min", type=float, default=20)
+    parser.add_argument("--timeout-min", type=float, default=15)
     parser.add_argument("--threads", type=int, default=2)
+    # The model's own template by default: chatml-function-calling (0.3.36) drops `tool` messages
+    # from the prompt, and its replies with tools are a call, empty or `functions.<name>:` only.
+    parser.add_argument(
+        "--chat-format", default=None, help="a llama.cpp chat format (default: the GGUF's)"
+    )
+    parser.add_argument("--nice", type=int, default=0, help="the model server's niceness")
     args = parser.parse_args()
     tasks = [t for t in TASKS if t.name in args.tasks]
     RESULTS.mkdir(exist_ok=True)
-    print(f"model: {source(QWEN_CODER)}", flush=True)
+    print(
+        f"model: {source(QWEN_CODER, args.chat_format)}, {args.threads} threads, nice {args.nice}",
+        flush=True,
+    )
     outcomes: list[Outcome] = []
     log = RESULTS / "bench-agent-llama.log"
     with (
-        llama_server(QWEN_CODER, alias=ALIAS, n_ctx=8192, threads=args.threads, log=log) as base,
+        llama_server(
+            QWEN_CODER,
+            alias=ALIAS,
+            n_ctx=8192,
+            threads=args.threads,
+            log=log,
+            chat_format=args.chat_format,
+            nice=args.nice,
+        ) as base,
         running(test_app(settings(base))) as url,
         sync_playwright() as pw,
     ):
@@ -225,8 +242,9 @@ def settings(base: str) -> Settings:
         openai_api_key=SecretStr("sk-local-not-a-secret"),
         models=[ALIAS],
         max_tokens=1024,
-        # A stalled model shows in the page as the proxy's timeout error, well before a task's.
-        upstream_read_timeout_s=300,
+        # A stalled model shows in the page as the proxy's timeout error, before a task's ends;
+        # a 2k-token prompt on a loaded 2-core machine takes minutes before the first token.
+        upstream_read_timeout_s=600,
         rate_limit="10000/minute",
     )
 
