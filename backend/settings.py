@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     max_messages: int = 200
     max_message_chars: int = 1_000_000
     max_tokens: int = 4096
+    # Sent when a request sets none (servers' own defaults differ: llama.cpp's is 0.8).
+    default_temperature: float | None = Field(default=None, ge=0, le=2)
 
     # Abuse controls. `rate_limit` uses the `limits` syntax: "30/minute;500/day".
     rate_limit: str = "30/minute;500/day"

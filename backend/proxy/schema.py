@@ -52,9 +52,14 @@ class ChatRequest(BaseModel):
         """Characters across all messages, as they will be sent."""
         return sum(len(message.model_dump_json(exclude_unset=True)) for message in self.messages)
 
-    def upstream_body(self, max_tokens: int) -> dict[str, Any]:
-        """What is sent upstream: what the client set, with the token budget clamped."""
+    def upstream_body(
+        self, max_tokens: int, default_temperature: float | None = None
+    ) -> dict[str, Any]:
+        """What is sent upstream: what the client set, with the token budget clamped and the
+        server's default temperature when the client set none."""
         body = self.model_dump(mode="json", exclude_unset=True)
+        if default_temperature is not None and body.get("temperature") is None:
+            body["temperature"] = default_temperature
         for field in ("max_tokens", "max_completion_tokens"):
             if field in body:
                 body[field] = min(body[field], max_tokens)

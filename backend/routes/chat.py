@@ -52,7 +52,7 @@ async def chat_completions(
     client = client_key(request)
     await proxy.budget.spend(client)
     body = parse_chat(await read_body(request, settings.max_body_bytes), settings)
-    forwarded = body.upstream_body(settings.max_tokens)
+    forwarded = body.upstream_body(settings.max_tokens, settings.default_temperature)
     # Never the messages themselves: prompts and generated code stay out of the logs.
     log.info("chat model=%s stream=%s messages=%d", body.model, body.stream, len(body.messages))
     if not body.stream:

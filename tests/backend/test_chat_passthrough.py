@@ -128,6 +128,25 @@ def test_token_budget_is_clamped(
     assert {key: received[key] for key in sent} == sent
 
 
+@pytest.mark.parametrize(
+    ("default", "asked", "sent"),
+    [
+        pytest.param(None, {}, None, id="no-default-none-sent"),
+        pytest.param(0.0, {}, 0.0, id="default-when-absent"),
+        pytest.param(0.0, {"temperature": 0.7}, 0.7, id="client-value-kept"),
+    ],
+)
+def test_default_temperature_fills_only_an_unset_one(
+    make_client: MakeClient,
+    fake_upstream: FakeOpenAI,
+    default: float | None,
+    asked: dict[str, float],
+    sent: float | None,
+) -> None:
+    make_client(default_temperature=default).post(CHAT, json=chat_body(**asked))
+    assert fake_upstream.received[0].json.get("temperature") == sent
+
+
 def test_non_streaming_answer_is_passed_on_unchanged(
     client: TestClient, fake_upstream: FakeOpenAI
 ) -> None:

@@ -242,6 +242,8 @@ def settings(base: str) -> Settings:
         openai_api_key=SecretStr("sk-local-not-a-secret"),
         models=[ALIAS],
         max_tokens=1024,
+        # llama.cpp's server samples at 0.8 by default; a 1.5B model then wanders off its format.
+        default_temperature=0.0,
         # A stalled model shows in the page as the proxy's timeout error, before a task's ends;
         # a 2k-token prompt on a loaded 2-core machine takes minutes before the first token.
         upstream_read_timeout_s=600,

@@ -8,6 +8,7 @@ renders the model's own template (Qwen2.5's writes calls as `<tool_call>` text).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
@@ -65,7 +66,12 @@ def llama_server(
         env=env,
         # In the child before exec, so every thread llama.cpp starts inherits it.
         preexec_fn=(lambda: os.setpriority(os.PRIO_PROCESS, 0, nice)) if nice else None,
+        # Its own session: with autogroup scheduling, niceness only weighs inside a session.
+        start_new_session=bool(nice),
     )
+    if nice:
+        with contextlib.suppress(OSError):  # kernels without autogroup scheduling
+            Path(f"/proc/{process.pid}/autogroup").write_text(str(nice))
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
