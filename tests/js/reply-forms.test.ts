@@ -43,3 +43,14 @@ test("prose, inline code and unrelated JSON are an answer", () => {
     assert.equal(classifyReply(text).form, "none", text);
   }
 });
+
+test("Python triple-quoted code inside a Hermes call is read as written", () => {
+  const reply = classifyReply('<tool_call>\n{"name": "run_python", "arguments": {"code": """\nx = "a\\nb"\nprint(x)\n"""}}\n</tool_call>');
+  assert.equal(reply.form, "hermes");
+  assert.deepEqual(reply.calls, [{ code: '\nx = "a\\nb"\nprint(x)\n' }]);
+});
+
+test("a docstring in shown code does not make the reply a call", () => {
+  const reply = classifyReply('Here is how:\n```python\ndef f():\n    """{"name": "run_python"}"""\n```');
+  assert.equal(reply.form, "bare-python");
+});

@@ -2,7 +2,16 @@
 // written as text by models (and servers) without function calling. Text that only shows code is
 // told apart from a call: see docs/agent.md for the rules.
 import type { ToolCall } from "./chat-types.js";
-import { TOOL_NAME, codeIn, codeOf, leadingJsonObject, parseArguments, type CodeOrProblem } from "./tool-calls.js";
+import {
+  TOOL_NAME,
+  codeIn,
+  codeOf,
+  leadingJsonObject,
+  lenientJson,
+  parseArguments,
+  tripleQuotedToJson,
+  type CodeOrProblem,
+} from "./tool-calls.js";
 
 export type ReplyForm = "tool_calls" | "fenced-json" | "hermes" | "functions-prefix" | "bare-python" | "none";
 
@@ -30,7 +39,7 @@ const HERMES = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
 
 const hermes: Finder = (text) =>
   [...text.matchAll(HERMES)].map(([, body = ""]) => {
-    const parsed = leadingJsonObject(body);
+    const parsed = leadingJsonObject(body) ?? leadingJsonObject(tripleQuotedToJson(body));
     if (!parsed) return { problem: "the text inside <tool_call> is not valid JSON" };
     return namedCall(parsed.value) ?? { problem: "the <tool_call> names no tool" };
   });
@@ -61,12 +70,8 @@ const fencedJson: Finder = (text) => {
   const whole = text.trim();
   if (whole.startsWith("{") || whole.startsWith("[")) bodies.push(whole);
   for (const body of bodies) {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      continue;
-    }
+    const value = lenientJson(body);
+    if (value === undefined) continue;
     const calls = (Array.isArray(value) ? value : [value])
       .filter(looksLikeCall)
       .map(namedCall)

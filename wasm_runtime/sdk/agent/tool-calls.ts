@@ -100,6 +100,29 @@ export function parseArguments(text: string): unknown {
   }
 }
 
+/**
+ * Python's triple-quoted strings, which small models write as JSON values (Qwen2.5-Coder-1.5B:
+ * `"code": """\nimport sympy…"""`), turned into JSON strings with their text as written. Only
+ * tried on text that did not parse as JSON.
+ */
+export function tripleQuotedToJson(text: string): string {
+  return text.replace(/"""([\s\S]*?)"""|'''([\s\S]*?)'''/g, (_all, double?: string, single?: string) =>
+    JSON.stringify(double ?? single ?? ""),
+  );
+}
+
+/** JSON, or JSON with Python triple-quoted strings in it; undefined when neither parses. */
+export function lenientJson(text: string): unknown {
+  for (const candidate of [text, tripleQuotedToJson(text)]) {
+    try {
+      return JSON.parse(candidate);
+    } catch {
+      // the next candidate
+    }
+  }
+  return undefined;
+}
+
 /** The JSON object at the start of `text` (after whitespace), and where it ends; null if none parses. */
 export function leadingJsonObject(text: string): { value: unknown; end: number } | null {
   const start = text.search(/\S/);
