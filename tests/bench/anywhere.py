@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import tempfile
 import time
 
 from mcp import ClientSession, StdioServerParameters
@@ -36,17 +37,23 @@ async def main():
 
 asyncio.run(main())
 """
+# The same with a named session: its browser profile (the page's runtime cache, the saved sandbox)
+# is kept, so after the first start this is a returning process.
+CLIENT_COLD_SESSION = CLIENT_COLD.replace(
+    "wasmbox.Sandbox.create()",
+    "wasmbox.Sandbox.create(session='bench', data_dir=__import__('pathlib').Path(sys.argv[1]))",
+)
 WASMBOX_MCP = StdioServerParameters(
     command=sys.executable, args=["-c", "from backend.cli import main; main(['mcp'])"]
 )
 
 
-def client_cold() -> list[float]:
-    """Seconds from a fresh interpreter to the first result (imports included)."""
+def client_cold(script: str = CLIENT_COLD, *args: str) -> list[float]:
+    """Milliseconds from a fresh interpreter to the first result (imports included)."""
     samples = []
     for _ in range(COLD_RUNS):
         done = subprocess.run(
-            [sys.executable, "-c", CLIENT_COLD], capture_output=True, text=True, timeout=300
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=300
         )
         if done.returncode != 0:
             raise RuntimeError(done.stderr[-2000:])
@@ -90,6 +97,10 @@ async def mcp_timings(
 def main() -> None:
     print("wasmbox from anywhere (targets: cold ≤ 3000 ms, warm ≤ 10 ms)")
     print(f"  Python client cold start → first result  {summary(client_cold())}")
+    with tempfile.TemporaryDirectory() as data:
+        named = client_cold(CLIENT_COLD_SESSION, data)
+    print(f"  named session: first start               {summary(named[:1])}")
+    print(f"  named session: restarts → first result   {summary(named[1:])}")
     print(f"  Python client warm 1+1 round trip        {summary(asyncio.run(client_warm()))}")
     cold, warm = asyncio.run(mcp_timings(WASMBOX_MCP))
     print(f"  MCP spawn → first run_python             {summary([cold])}")
