@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import mimetypes
 import re
 from functools import lru_cache
@@ -27,22 +28,13 @@ from backend.security_headers import (
     app_page_csp,
     sandbox_document_csp,
 )
-from wasm_runtime.paths import JS_DIR
+from wasm_runtime.paths import JS_DIR, PROTOCOL_DIR
 
+# The extension table the sandbox and the kernel use too (wasm_runtime/protocol/mime.json);
+# text is served as UTF-8.
 MIME_TYPES = {
-    ".wasm": "application/wasm",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json",
-    ".map": "application/json",
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".whl": "application/octet-stream",
-    ".zip": "application/zip",
-    ".tar": "application/x-tar",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".ts": "text/plain; charset=utf-8",
+    extension: f"{mime}; charset=utf-8" if mime.startswith("text/") else mime
+    for extension, mime in json.loads((PROTOCOL_DIR / "mime.json").read_text()).items()
 }
 # Encodings made at build time, most compact first.
 PRECOMPRESSED = (("br", ".br"), ("gzip", ".gz"))

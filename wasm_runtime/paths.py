@@ -11,6 +11,8 @@ RUNTIME_DIR = BUILD_DIR / "runtime"
 JS_DIR = BUILD_DIR / "js"
 NODE_MODULES = REPO_ROOT / "node_modules"
 KERNEL_SRC = Path(__file__).resolve().parent / "kernel"
+PROTOCOL_DIR = Path(__file__).resolve().parent / "protocol"
+"""The tables both runtimes share (limits.json, mime.json); the kernel's wheel carries a copy."""
 
 
 def default_cache_dir() -> Path:

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from wasm_runtime.builder.errors import BuildError
+from wasm_runtime.paths import PROTOCOL_DIR
 
 IGNORED = ("__pycache__", ".egg-info", "build", "dist")
 
@@ -29,16 +30,23 @@ def source_files(src: Path) -> list[Path]:
     )
 
 
-def source_hash(src: Path) -> str:
+def protocol_tables(protocol_dir: Path) -> list[Path]:
+    """The shared tables the kernel reads (wasmbox_kernel/protocol_data.py)."""
+    return sorted(protocol_dir.glob("*.json"))
+
+
+def source_hash(src: Path, protocol_dir: Path = PROTOCOL_DIR) -> str:
     digest = hashlib.sha256()
     for path in source_files(src):
         digest.update(path.relative_to(src).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in protocol_tables(protocol_dir):
+        digest.update(b"protocol/" + path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:10]
 
 
-def build_kernel_wheel(src: Path, cache_dir: Path) -> Path:
+def build_kernel_wheel(src: Path, cache_dir: Path, protocol_dir: Path = PROTOCOL_DIR) -> Path:
     """Return the kernel wheel for the current sources, building it only when they changed."""
-    tag = source_hash(src)
+    tag = source_hash(src, protocol_dir)
     out = cache_dir / tag
     existing = sorted(out.glob("*.whl")) if out.is_dir() else []
     if existing:
@@ -46,6 +54,10 @@ def build_kernel_wheel(src: Path, cache_dir: Path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         staged = Path(tmp) / "kernel"
         shutil.copytree(src, staged, ignore=shutil.ignore_patterns(*(f"*{p}" for p in IGNORED)))
+        tables = staged / "wasmbox_kernel" / "protocol"
+        tables.mkdir()
+        for table in protocol_tables(protocol_dir):
+            shutil.copy2(table, tables / table.name)
         pyproject = staged / "pyproject.toml"
         text, count = re.subn(
             r'^version = "([^"+]+)"$', rf'version = "\1+k{tag}"', pyproject.read_text(), flags=re.M

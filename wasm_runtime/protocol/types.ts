@@ -1,6 +1,11 @@
 // The typed protocol between the host page (SDK), the sandbox frame and its worker.
-// Both sides import this file. Everything that arrives from the sandbox is untrusted: the host
-// runs it through the parsers in `validate.ts`, which rebuild plain objects of these types.
+// Both sides import this file. What the sandbox sends is defined once, in schema.ts, and its
+// types are derived here; the host runs everything that arrives through `validate.ts`.
+
+import type * as v from "valibot";
+import type * as schema from "./schema.js";
+
+export { LIMITS } from "./limits.js";
 
 export const OUTCOMES = [
   "OUTCOME_OK",
@@ -10,60 +15,37 @@ export const OUTCOMES = [
   "OUTCOME_POLICY_VIOLATION",
   "OUTCOME_CANCELLED",
 ] as const;
-export type Outcome = (typeof OUTCOMES)[number];
 
-export type MimeBundle = Record<string, string>;
-export interface Display {
-  mime: string;
-  data: string;
-}
-export interface FileInfo {
-  path: string;
-  size: number;
-  mime: string;
-}
-export interface ErrorInfo {
-  name: string;
-  message: string;
-  traceback: string;
-}
-export interface NetworkAttempt {
-  kind: string;
-  target: string;
-}
-export interface Audit {
-  codeSha256: string;
-  filesRead: string[];
-  filesWritten: string[];
-  networkAttempts: NetworkAttempt[];
-  importedModules: string[];
-  peakMemoryBytes: number | null;
-}
+/** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
+export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
+
+// What the sandbox sends: derived from the schemas in schema.ts.
+export type Outcome = (typeof OUTCOMES)[number];
+export type MimeBundle = v.InferOutput<typeof schema.MimeBundleSchema>;
+export type Display = v.InferOutput<typeof schema.DisplaySchema>;
+export type FileInfo = v.InferOutput<typeof schema.FileInfoSchema>;
+export type ErrorInfo = v.InferOutput<typeof schema.ErrorInfoSchema>;
+export type NetworkAttempt = v.InferOutput<typeof schema.NetworkAttemptSchema>;
+export type Audit = v.InferOutput<typeof schema.AuditSchema>;
+export type PolicyInfo = v.InferOutput<typeof schema.PolicyInfoSchema>;
+export type KernelResult = v.InferOutput<typeof schema.KernelResultSchema>;
+/** The kernel's report, plus what the host adds: the page's storage (`navigator.storage`), where persisted sandboxes live. */
+export type Environment = v.InferOutput<typeof schema.EnvironmentSchema> & {
+  storage?: { usage: number | null; quota: number | null; persisted: boolean | null };
+};
+/** A variable that could not be saved or restored, and why. */
+export type SkippedVariable = v.InferOutput<typeof schema.SkippedVariableSchema>;
+/** The kernel's pickled variables, the ones it could not pickle, and the packages they need. */
+export type SavedState = v.InferOutput<typeof schema.SavedStateSchema>;
+export type LimitInfo = v.InferOutput<typeof schema.LimitInfoSchema>;
+export type WorkerMessage = v.InferOutput<typeof schema.WorkerMessageSchema>;
+export type RuntimeFileRequest = Extract<WorkerMessage, { type: "fetch-runtime" }>;
+/** Everything the worker posts but its one request: replies and events. */
+export type WorkerReply = Exclude<WorkerMessage, RuntimeFileRequest>;
+
 export interface Validation {
   ok: boolean;
   errors: string[];
-}
-
-/** The policy rule that refused a run, and where. */
-export interface PolicyInfo {
-  rule: string;
-  line: number | null;
-  message: string;
-}
-
-/** What the kernel reports for one run (the worker adds the heap size). */
-export interface KernelResult {
-  outcome: Outcome;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-  value: MimeBundle | null;
-  displays: Display[];
-  files: FileInfo[];
-  error: ErrorInfo | null;
-  audit: Audit;
-  /** Set when the policy refused the run (an extension of DESIGN.md's result). */
-  policy: PolicyInfo | null;
 }
 
 /** The SDK's result: DESIGN.md's `ExecutionResult` (`validation` only when `expect` was given). */
@@ -83,11 +65,7 @@ export interface StateRestored {
   notRestored: SkippedVariable[];
 }
 
-export type PolicyRules = {
-  allowModules?: string[];
-  denyModules?: string[];
-  maxCodeBytes?: number;
-};
+export type PolicyRules = { allowModules?: string[]; denyModules?: string[]; maxCodeBytes?: number };
 export type Policy = "default" | "off" | PolicyRules;
 
 /** Per-sandbox kernel settings, sent once when a booted worker is claimed. */
@@ -99,34 +77,7 @@ export interface KernelConfig {
   stderrLimit: number;
 }
 
-export interface Environment {
-  python: string;
-  packages: Record<string, string>;
-  limits: Record<string, unknown>;
-  notes: string[];
-  /** Added by the host: the page's storage (`navigator.storage`), where persisted sandboxes live. */
-  storage?: {
-    usage: number | null;
-    quota: number | null;
-    persisted: boolean | null;
-  };
-}
-
 export type StreamName = "stdout" | "stderr";
-
-/** A variable that could not be saved or restored, and why. */
-export interface SkippedVariable {
-  name: string;
-  reason: string;
-}
-
-/** The kernel's pickled variables, the ones it could not pickle, and the packages they need. */
-export interface SavedState {
-  data: Uint8Array;
-  skipped: SkippedVariable[];
-  /** Runtime packages loaded when saved: loaded again before the state is restored. */
-  packages: string[];
-}
 
 // Host → worker, over the MessagePort the frame hands to the host. Every request has an `id`
 // that its reply echoes; an `execute` request's `id` is also its run's id, which the run's
@@ -147,59 +98,15 @@ export type WorkerRequest =
   | { type: "save-state"; id: number }
   | { type: "load-state"; id: number; data: Uint8Array; packages: string[] };
 
-// Worker → host: replies to requests (by `id`) and events of a run or of the worker.
-export type WorkerReply =
-  | { type: "booted"; isolated: boolean; bootMs: number }
-  | { type: "stream"; id: number; name: StreamName; text: string }
-  // The run's packages are in and its cell begins: from here an interrupt can stop it.
-  | { type: "cell-started"; id: number }
-  | { type: "result"; id: number; result: KernelResult }
-  | { type: "done"; id: number }
-  | { type: "file"; id: number; data: Uint8Array }
-  | { type: "files"; id: number; files: FileInfo[] }
-  | { type: "environment"; id: number; environment: Environment }
-  | { type: "state"; id: number; state: SavedState }
-  | {
-      type: "state-loaded";
-      id: number;
-      restored: string[];
-      failed: SkippedVariable[];
-    }
-  | { type: "failed"; id: number; error: ErrorInfo }
-  | { type: "fatal"; error: ErrorInfo };
-
-// Worker → host, the one request the worker makes: a runtime file's bytes. The opaque frame's
-// HTTP cache is a new partition on every visit, so the worker asks the host page, whose cache
-// persists. The host answers with a `RuntimeFileReply` carrying the same `fetchId`.
-export type RuntimeFileRequest = {
-  type: "fetch-runtime";
-  fetchId: number;
-  file: string;
-};
-export type RuntimeFileReply = {
-  type: "runtime-file";
-  fetchId: number;
-  data: Uint8Array | null;
-  error: string | null;
-};
-
-/** Everything the worker posts to the host. */
-export type WorkerMessage = WorkerReply | RuntimeFileRequest;
+// Host → worker, answering `fetch-runtime`. The opaque frame's HTTP cache is a new partition on
+// every visit, so the worker asks the host page, whose cache persists, for runtime files.
+export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
 
 /** Everything the host posts to the worker. */
 export type HostMessage = WorkerRequest | RuntimeFileReply;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
-export const BOOT_FILES = [
-  "manifest.json",
-  "pyodide-lock.json",
-  "python_stdlib.zip",
-  "pyodide.asm.wasm",
-  "snapshot.bin",
-];
-
-/** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
-export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
+export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.zip", "pyodide.asm.wasm", "snapshot.bin"];
 
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
@@ -212,12 +119,3 @@ export type FrameReply =
   | { type: "frame-loaded" }
   | { type: "frame-ready"; port: MessagePort; isolated: boolean }
   | { type: "worker-crashed"; message: string };
-
-/** Size caps the host enforces on what comes back, whatever the sandbox was told. */
-export const LIMITS = {
-  maxStreamChunk: 1 << 20,
-  maxTextBytes: 64 << 20,
-  maxFileBytes: 100 * 1024 * 1024,
-  maxStateBytes: 1024 * 1024 * 1024,
-  maxListEntries: 10_000,
-} as const;

@@ -1,27 +1,17 @@
 // The worker's view of the sandbox's files: the working directory of Pyodide's in-memory FS.
+import { mimeOf } from "../protocol/mime.js";
 import { pathProblem, shadowedModule } from "../protocol/paths.js";
-import type { FileInfo } from "../protocol/types.js";
+import { LIMITS, type FileInfo } from "../protocol/types.js";
+import { RequestFailed } from "./failures.js";
 import { WORKDIR, type Runtime } from "./runtime.js";
-
-const MIME_BY_EXTENSION: Record<string, string> = {
-  txt: "text/plain", csv: "text/csv", json: "application/json", html: "text/html", md: "text/markdown",
-  py: "text/x-python", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", svg: "image/svg+xml",
-  pdf: "application/pdf", xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  parquet: "application/vnd.apache.parquet",
-};
-
-export function mimeOf(path: string): string {
-  const ext = path.split(".").pop()?.toLowerCase() ?? "";
-  return MIME_BY_EXTENSION[ext] ?? "application/octet-stream";
-}
 
 /** Throws an Error naming the problem when `path` may not be written. */
 export function checkWritable(runtime: Runtime, path: string): void {
   const problem = pathProblem(path);
-  if (problem) throw new Error(`invalid file name ${JSON.stringify(path)}: ${problem}`);
+  if (problem) throw new RequestFailed(`invalid file name ${JSON.stringify(path)}: ${problem}`);
   const shadowed = shadowedModule(path);
   if (shadowed && runtime.moduleNames.has(shadowed)) {
-    throw new Error(`invalid file name ${JSON.stringify(path)}: it would shadow the module '${shadowed}'`);
+    throw new RequestFailed(`invalid file name ${JSON.stringify(path)}: it would shadow the module '${shadowed}'`);
   }
 }
 
@@ -33,25 +23,46 @@ export function writeFile(runtime: Runtime, path: string, data: Uint8Array): voi
   runtime.pyodide.FS.writeFile(full, data);
 }
 
+/** A file's bytes; a file over the per-request cap is refused by size, before it is read. */
 export function readFile(runtime: Runtime, path: string): Uint8Array {
   const problem = pathProblem(path);
-  if (problem) throw new Error(`invalid file name ${JSON.stringify(path)}: ${problem}`);
+  if (problem) throw new RequestFailed(`invalid file name ${JSON.stringify(path)}: ${problem}`);
+  const full = `${WORKDIR}/${path}`;
+  let size: number;
   try {
-    return runtime.pyodide.FS.readFile(`${WORKDIR}/${path}`);
+    size = (runtime.pyodide.FS.stat(full) as { size: number }).size;
   } catch {
-    throw new Error(`no such file in the sandbox: ${JSON.stringify(path)}`);
+    throw new RequestFailed(`no such file in the sandbox: ${JSON.stringify(path)}`);
+  }
+  if (size > LIMITS.maxFileBytes) {
+    const message = `${JSON.stringify(path)} is ${size} bytes, over the ${LIMITS.maxFileBytes}-byte cap on what one request returns`;
+    throw new RequestFailed(message, { path, size, limit: LIMITS.maxFileBytes });
+  }
+  try {
+    return runtime.pyodide.FS.readFile(full);
+  } catch {
+    throw new RequestFailed(`no such file in the sandbox: ${JSON.stringify(path)}`);
   }
 }
 
 /** Every regular file under the working directory, depth first, hidden entries skipped. */
-export function listFiles(runtime: Runtime, dir = "", out: FileInfo[] = []): FileInfo[] {
+export function listFiles(runtime: Runtime): FileInfo[] {
+  const out: FileInfo[] = [];
+  collect(runtime, "", out);
+  return out;
+}
+
+function collect(runtime: Runtime, dir: string, out: FileInfo[]): void {
   const { FS } = runtime.pyodide;
   for (const name of FS.readdir(`${WORKDIR}/${dir}`)) {
     if (name.startsWith(".")) continue;
     const rel = dir ? `${dir}/${name}` : name;
     const stat = FS.stat(`${WORKDIR}/${rel}`) as { mode: number; size: number };
-    if (FS.isDir(stat.mode)) listFiles(runtime, rel, out);
+    if (FS.isDir(stat.mode)) collect(runtime, rel, out);
     else if (FS.isFile(stat.mode)) out.push({ path: rel, size: stat.size, mime: mimeOf(rel) });
+    if (out.length > LIMITS.maxListEntries) {
+      const message = `the sandbox holds more than ${LIMITS.maxListEntries} files, more than one listing returns`;
+      throw new RequestFailed(message, { path: null, size: out.length, limit: LIMITS.maxListEntries });
+    }
   }
-  return out;
 }

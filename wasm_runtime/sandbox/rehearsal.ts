@@ -8,9 +8,10 @@
 // The optimised WebAssembly is shared by the page's workers, so only the page's first spare also
 // exercises the interpreter: the first `import numpy` of a page then took 0.60 s, not 0.95 s.
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelConfig } from "../protocol/types.js";
+import { LIMITS, type KernelConfig } from "../protocol/types.js";
 import { runCell } from "./execute.js";
-import { initKernel, loaderLog, type Runtime } from "./runtime.js";
+import { loaderLog } from "./loader-log.js";
+import { initKernel, type Runtime } from "./runtime.js";
 
 // The paths a session's first cells take: a value, a statement, output, an error's traceback.
 const CELLS = ["1+1", "x = [1, 2]", "print(x)", "x[5]"];
@@ -18,7 +19,13 @@ const ROUNDS = 5;
 // 0.4 s of exercise (wasmbox_kernel/exercise.py): 16 slices gained nothing more, 3 about half.
 const EXERCISE_SLICES = 8;
 const EXERCISE_SLICE_S = 0.05;
-const CONFIG: KernelConfig = { policy: "default", packages: [], allowInstall: false, stdoutLimit: 1 << 20, stderrLimit: 1 << 20 };
+const CONFIG: KernelConfig = {
+  policy: "default",
+  packages: [],
+  allowInstall: false,
+  stdoutLimit: LIMITS.stdoutLimit,
+  stderrLimit: LIMITS.stderrLimit,
+};
 
 /** Run wasmbox_kernel/exercise.py in slices, yielding between them so a claim gets in. */
 async function exerciseInterpreter(runtime: Runtime, claimed: () => boolean): Promise<void> {

@@ -2,16 +2,8 @@
 // is a new partition on every visit, so fetching /runtime/ directly would download the whole
 // runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
 // library, lock file and packages with the global `fetch`, so that is where the files are routed.
+import { mimeOf } from "../protocol/mime.js";
 import { RUNTIME_FILE_NAME, type RuntimeFileReply, type RuntimeFileRequest } from "../protocol/types.js";
-
-const MIME: Record<string, string> = {
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-  ".js": "text/javascript",
-  ".mjs": "text/javascript",
-};
-
-const mimeOf = (file: string): string => MIME[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream";
 
 /** A runtime file's bytes, from the host page when it can help, else from the network. */
 export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;

@@ -2,6 +2,7 @@
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import type { KernelConfig } from "../protocol/types.js";
+import { loaderLog } from "./loader-log.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
@@ -10,8 +11,6 @@ declare function importScripts(...urls: string[]): void;
 export const WORKDIR = "/home/pyodide";
 /** Made by `wasmbox build` (wasm_runtime/builder/snapshot.py). */
 const SNAPSHOT_FILE = "snapshot.bin";
-/** Loader chatter ("Loading numpy…") goes here, never into a run's stdout. */
-export const loaderLog: string[] = [];
 const quiet = { messageCallback: (m: string) => void loaderLog.push(m), errorCallback: (m: string) => void loaderLog.push(m) };
 export { quiet as loaderSinks };
 

@@ -7,8 +7,10 @@ import { listFiles, readFile, writeFile } from "./files.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
+import { failsOnlyTheRequest, isStrayInterrupt, RequestFailed } from "./failures.js";
+import { loaderLog } from "./loader-log.js";
 import { loadState, saveState } from "./state.js";
-import { initFilesystem, initKernel, initRuntime, loaderLog, preloadPackages } from "./runtime.js";
+import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
 
 interface Boot {
@@ -18,10 +20,9 @@ interface Boot {
   port: MessagePort;
 }
 
-// Pyodide 0.27.7 rethrows an interrupted run's KeyboardInterrupt from its event loop after the
-// run already answered; the kernel reported it, so the stray copy is dropped here.
-self.addEventListener("error", (event) => event.preventDefault());
-self.addEventListener("unhandledrejection", (event) => event.preventDefault());
+// Only the stray KeyboardInterrupt (failures.ts) is dropped; any other uncaught error surfaces.
+self.addEventListener("error", (event) => isStrayInterrupt(event.error) && event.preventDefault());
+self.addEventListener("unhandledrejection", (event) => isStrayInterrupt(event.reason) && event.preventDefault());
 
 const describeError = (error: unknown): ErrorInfo => {
   const e = error instanceof Error ? error : new Error(String(error));
@@ -63,7 +64,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
           kernel = await initKernel(runtime, request.config);
           return post({ type: "done", id });
         case "execute": {
-          if (!kernel) throw new Error("the sandbox is not configured");
+          if (!kernel) throw new RequestFailed("the sandbox is not configured");
           // A preload still under way pauses until the cell is over (a package it is loading
           // now is waited for by the cell's own import of it, through Pyodide's package lock).
           const running = runCell(runtime, kernel, request, interrupts, post).then((result) => post({ type: "result", id, result }));
@@ -81,21 +82,21 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
         case "list-files":
           return post({ type: "files", id, files: listFiles(runtime) });
         case "save-state": {
-          if (!kernel) throw new Error("the sandbox is not configured");
+          if (!kernel) throw new RequestFailed("the sandbox is not configured");
           const state = await saveState(runtime, kernel);
           return post({ type: "state", id, state }, [state.data.buffer]);
         }
         case "load-state": {
-          if (!kernel) throw new Error("the sandbox is not configured");
+          if (!kernel) throw new RequestFailed("the sandbox is not configured");
           const { restored, failed } = await loadState(runtime, kernel, request.data, request.packages);
           return post({ type: "state-loaded", id, restored, failed });
         }
         case "environment":
-          if (!kernel) throw new Error("the sandbox is not configured");
+          if (!kernel) throw new RequestFailed("the sandbox is not configured");
           return post({ type: "environment", id, environment: environmentOf(kernel) });
       }
     } catch (error) {
-      reportFailure(id, error, post);
+      reportFailure(runtime, id, error, post);
     }
   };
   let waiting = 0; // requests queued behind the current one
@@ -111,21 +112,21 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
 }
 
+const LOG_LINES_SHOWN = 50;
+
 function environmentOf(kernel: PyProxy): Environment {
   const proxy = kernel.environment() as PyProxy;
   const env = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as Environment;
   proxy.destroy();
-  return env;
+  return { ...env, log: loaderLog.tail(LOG_LINES_SHOWN) };
 }
 
-/** A Python error is this request's failure; anything else means the runtime itself is broken. */
-function reportFailure(id: number, error: unknown, post: (r: WorkerReply) => void): void {
+/** The request's failure, or the runtime's death (failures.ts decides which). */
+function reportFailure(runtime: Runtime, id: number, error: unknown, post: (r: WorkerReply) => void): void {
   const info = describeError(error);
-  const fatal = info.name !== "PythonError" && info.name !== "Error" && !isFsError(error);
-  post(fatal ? { type: "fatal", error: info } : { type: "failed", id, error: info });
+  if (!failsOnlyTheRequest(runtime.pyodide, error)) return post({ type: "fatal", error: info });
+  post({ type: "failed", id, error: info, limit: error instanceof RequestFailed ? error.limit : null });
 }
-
-const isFsError = (error: unknown) => typeof error === "object" && error !== null && "errno" in error;
 
 self.onmessage = (event: MessageEvent<Boot>) => {
   if (event.data?.type !== "boot") return;

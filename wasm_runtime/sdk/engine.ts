@@ -1,19 +1,21 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
 import type { ErrorInfo, FrameRequest, FrameStart, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
-import { parseWorkerMessage } from "../protocol/validate.js";
+import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
+import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
 import { prefetchBootFiles, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
 /** Thrown into pending calls when the engine is killed or its runtime dies. */
-export class EngineDied extends Error {
-  override name = "EngineDied";
+export class EngineDied extends SandboxError {
   constructor(readonly info: ErrorInfo) {
-    super(info.message);
+    super("runtime_died", info.message, { errorName: info.name, traceback: info.traceback });
   }
 }
+
+type Waiter = (reply: WorkerReply | SandboxError) => void;
 
 type Request = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 type StreamSink = (name: StreamName, text: string) => void;
@@ -28,14 +30,14 @@ export interface RunListeners {
 /** One `execute` on an engine: its id (the request's), its reply, and its interrupt. */
 export interface Run {
   readonly id: number;
-  /** The `result` (or `failed`) reply; rejects with EngineDied. */
+  /** The `result` (or `failed`) reply; rejects with EngineDied, or a "protocol" SandboxError. */
   readonly reply: Promise<WorkerReply>;
   /** KeyboardInterrupt in this run's Python, if it is still running (only when isolated). */
   interrupt(): void;
 }
 
 export class Engine {
-  private readonly pending = new Map<number, (reply: WorkerReply | EngineDied) => void>();
+  private readonly pending = new Map<number, Waiter>();
   private readonly runs = new Map<number, RunListeners>();
   private nextId = 1;
   private death: EngineDied | null = null;
@@ -73,7 +75,7 @@ export class Engine {
         cleanup();
         iframe.remove();
         engine?.die({ name: "SandboxCrashed", message, traceback: "" });
-        if (!started) reject(new Error(`the sandbox did not start: ${message}`));
+        if (!started) reject(new SandboxError("start_failed", `the sandbox did not start: ${message}`));
       };
       const sendScript = () =>
         script.then(
@@ -103,9 +105,9 @@ export class Engine {
     });
   }
 
-  private bootWaiter: ((reply: WorkerReply | EngineDied) => void) | null = null;
+  private bootWaiter: Waiter | null = null;
   private readonly booted = new Promise<void>((resolve, reject) => {
-    this.bootWaiter = (reply) => (reply instanceof EngineDied ? reject(reply) : resolve());
+    this.bootWaiter = (reply) => (reply instanceof SandboxError ? reject(reply) : resolve());
   });
 
   get alive(): boolean {
@@ -113,8 +115,10 @@ export class Engine {
   }
 
   private receive(data: unknown): void {
-    const message = parseWorkerMessage(data);
-    if (!message || this.death) return; // malformed or late: ignored
+    if (this.death) return; // late: ignored
+    const parsed = parseWorkerMessage(data);
+    if (!parsed.ok) return this.refuse(parsed.refusal);
+    const message = parsed.value;
     if (message.type === "fetch-runtime") {
       this.sendRuntimeFile(message.fetchId, message.file);
     } else if (message.type === "booted") {
@@ -134,6 +138,16 @@ export class Engine {
     }
   }
 
+  /** A refused message ends the call it answered, with an error naming the field; others are dropped. */
+  private refuse({ field, problem, id, type }: Refusal): void {
+    const waiter = id === null ? undefined : this.pending.get(id);
+    if (id === null || !waiter) return;
+    this.pending.delete(id);
+    this.runs.delete(id);
+    const what = `the sandbox's ${JSON.stringify(type ?? "untyped")} message was refused`;
+    waiter(new SandboxError("protocol", `${what}: ${field || "the message"}: ${problem}`, { field }));
+  }
+
   private sendRuntimeFile(fetchId: number, file: string): void {
     runtimeFile(file).then(
       (data) => this.alive && this.port.postMessage({ type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply, [data.buffer]),
@@ -141,7 +155,7 @@ export class Engine {
     );
   }
 
-  /** Send one request; resolves with its reply, rejects with EngineDied. */
+  /** Send one request; resolves with its reply, rejects with EngineDied or a "protocol" SandboxError. */
   call(request: Exclude<Request, { type: "execute" }>, transfer: Transferable[] = []): Promise<WorkerReply> {
     return this.send(this.nextId++, request, transfer);
   }
@@ -157,7 +171,7 @@ export class Engine {
   private send(id: number, request: Request, transfer: Transferable[] = []): Promise<WorkerReply> {
     if (this.death) return Promise.reject(this.death);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, (reply) => (reply instanceof EngineDied ? reject(reply) : resolve(reply)));
+      this.pending.set(id, (reply) => (reply instanceof SandboxError ? reject(reply) : resolve(reply)));
       this.port.postMessage({ ...request, id }, transfer);
     });
   }

@@ -10,6 +10,7 @@ export {
   type StateChangeEvent,
 } from "./sandbox.js";
 export type { ModeReport, SandboxMode } from "./mode.js";
+export { SandboxError, type SandboxErrorType } from "./errors.js";
 export type {
   CreateOptions,
   ExecuteOptions,

@@ -101,8 +101,8 @@ export function settingsOf(options: CreateOptions): Settings {
       policy: options.policy ?? "default",
       packages: [...(options.packages ?? [])],
       allowInstall: options.allowInstall === true,
-      stdoutLimit: positive(options.stdoutLimit, 1 << 20, "stdoutLimit"),
-      stderrLimit: positive(options.stderrLimit, 1 << 20, "stderrLimit"),
+      stdoutLimit: positive(options.stdoutLimit, LIMITS.stdoutLimit, "stdoutLimit"),
+      stderrLimit: positive(options.stderrLimit, LIMITS.stderrLimit, "stderrLimit"),
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   type WorkerReply,
 } from "../protocol/types.js";
 import type { Engine } from "./engine.js";
+import { SandboxError } from "./errors.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
@@ -583,12 +584,10 @@ export class Sandbox extends EventTarget {
 
   /** Calls on one sandbox run one at a time, in order, each on a ready engine. */
   private enqueue<T>(task: (engine: Engine) => Promise<T>): Promise<T> {
-    if (this.current === "closed")
-      return Promise.reject(new Error(`the sandbox is ${this.current}`));
+    if (this.current === "closed") return Promise.reject(new SandboxError("closed", `the sandbox is ${this.current}`));
     const run = this.queue.then(async () => {
       await this.ready;
-      if (this.current === "closed" || !this.engine)
-        throw new Error("the sandbox is closed");
+      if (this.current === "closed" || !this.engine) throw new SandboxError("closed", "the sandbox is closed");
       this.lastUsedAt = Date.now();
       try {
         return await task(this.engine);
@@ -665,14 +664,14 @@ function overBudget(
 
 type ReplyOf<T extends string> = Extract<WorkerReply, { type: T }>;
 
-/** The reply of the expected type; a `failed` reply becomes an Error with the worker's message. */
-function expectReply<T extends WorkerReply["type"]>(
-  reply: WorkerReply,
-  type: T,
-): ReplyOf<T> {
+/** The reply of the expected type; a `failed` reply becomes a SandboxError with the worker's error. */
+function expectReply<T extends WorkerReply["type"]>(reply: WorkerReply, type: T): ReplyOf<T> {
   if (reply.type === type) return reply as ReplyOf<T>;
-  if (reply.type === "failed") throw new Error(reply.error.message);
-  throw new Error(
-    `the sandbox answered ${reply.type} where ${type} was expected`,
-  );
+  if (reply.type === "failed") {
+    const { error, limit } = reply;
+    const details = { errorName: error.name, traceback: error.traceback };
+    if (limit) throw new SandboxError("limit_exceeded", error.message, { ...details, ...limit, path: limit.path ?? undefined });
+    throw new SandboxError("request_failed", error.message, details);
+  }
+  throw new SandboxError("protocol", `the sandbox answered ${reply.type} where ${type} was expected`, { field: "type" });
 }

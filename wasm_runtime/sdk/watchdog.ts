@@ -7,6 +7,7 @@
 // which buys it PACKAGE_LOAD_GRACE_MS more before the frame is removed, and no more.
 import type { KernelResult, StreamName, WorkerReply } from "../protocol/types.js";
 import { EngineDied, type Engine } from "./engine.js";
+import { SandboxError } from "./errors.js";
 import { errorInfo, resultWithoutKernel, type Streamed } from "../protocol/results.js";
 import { sha256Hex } from "./hash.js";
 
@@ -36,7 +37,7 @@ export interface Watched {
 const TIMEOUT = Symbol("timeout");
 const ABORTED = Symbol("aborted");
 type Stop = typeof TIMEOUT | typeof ABORTED;
-type Settled = WorkerReply | EngineDied | Stop;
+type Settled = WorkerReply | SandboxError | Stop;
 
 /** `event`, or TIMEOUT after `ms`, or ABORTED when `signal` fires first. */
 function within<T>(event: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | Stop> {
@@ -78,7 +79,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     engineLost: true,
   });
   const run = engine.execute(code, { onStream, onCellStart: () => onCellStart() });
-  const reply = run.reply.catch((error: EngineDied) => error);
+  const reply = run.reply.catch((error: SandboxError) => error);
   let settled = await within(reply, options.timeoutMs, options.signal);
   const stop = isStop(settled) ? settled : null;
   const interrupted = stop !== null && engine.isolated;
@@ -100,6 +101,10 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   }
   if (settled instanceof EngineDied) {
     return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);
+  }
+  if (settled instanceof SandboxError) {
+    engine.kill("protocol violation");
+    return lost("OUTCOME_FAILED", "ProtocolError", `${settled.message}; the sandbox was restarted`);
   }
   if (settled.type === "result") {
     const result = settled.result;

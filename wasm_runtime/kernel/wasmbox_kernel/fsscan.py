@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import functools
-import mimetypes
 import os
 
+from .protocol_data import LIMITS, guess_mime
 from .result import FileInfo
 
 Snapshot = dict[str, tuple[int, int]]
 """Relative path to (size, mtime_ns)."""
 
-MAX_FILES = 10_000
+MAX_FILES = LIMITS["maxListEntries"]
 MAX_DEPTH = 16
-_EXTRA_TYPES = {".md": "text/markdown", ".parquet": "application/vnd.apache.parquet"}
 
 
 def scan(root: str) -> Snapshot:
@@ -30,22 +28,6 @@ def changed_files(before: Snapshot, after: Snapshot) -> list[FileInfo]:
         for path, stat in sorted(after.items())
         if before.get(path) != stat
     ]
-
-
-def guess_mime(path: str) -> str:
-    name = os.path.basename(path)
-    first_dot = name.find(".", 1)
-    return _mime_of_suffixes(name[first_dot:].lower() if first_dot > 0 else "")
-
-
-@functools.lru_cache(maxsize=256)
-def _mime_of_suffixes(suffixes: str) -> str:
-    """By the name's suffixes (`.csv.gz`) only, which is all guess_type reads, once per kind:
-    guess_type parses each name as a URL, most of the cost of listing 10,000 files."""
-    extension = suffixes[suffixes.rfind(".") :]
-    if extension in _EXTRA_TYPES:
-        return _EXTRA_TYPES[extension]
-    return mimetypes.guess_type("file" + suffixes, strict=False)[0] or "application/octet-stream"
 
 
 def _walk(directory: str, prefix: str, found: Snapshot, depth: int) -> None:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, cast
 
+from .protocol_data import LIMITS
+
 PolicySpec = Literal["default", "off"] | dict[str, object]
 """`"default"`, `"off"`, or `{"allowModules": [...], "denyModules": [...], "maxCodeBytes": n}`."""
 
@@ -31,8 +33,8 @@ def _check_int(name: str, value: object, minimum: int) -> None:
 class KernelOptions:
     """Settings of one kernel; see the package docstring for what each one does."""
 
-    stdout_limit: int = 1_000_000
-    stderr_limit: int = 1_000_000
+    stdout_limit: int = LIMITS["stdoutLimit"]
+    stderr_limit: int = LIMITS["stderrLimit"]
     stream_batch_bytes: int = 8192
     stream_interval_s: float = 0.05
     cwd: str = "/home/pyodide"

@@ -1,0 +1,32 @@
+"""The tables the kernel shares with the host: `LIMITS` and the extension-to-MIME table.
+
+They live once, in `wasm_runtime/protocol/*.json`. The builder copies them into the kernel's
+wheel (`wasmbox_kernel/protocol/`); the CPython tests read them from the source tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+_SOURCE_TREE = Path(__file__).resolve().parents[2] / "protocol"
+
+
+def _table(name: str) -> dict[str, Any]:
+    packed = resources.files(__package__).joinpath("protocol", name)
+    text = packed.read_text() if packed.is_file() else (_SOURCE_TREE / name).read_text()
+    table: dict[str, Any] = json.loads(text)
+    return table
+
+
+LIMITS: dict[str, int] = _table("limits.json")
+MIME_BY_EXTENSION: dict[str, str] = _table("mime.json")
+
+
+def guess_mime(path: str) -> str:
+    """The MIME type of `path` by its extension (case-insensitive), as the host's table has it."""
+    extension = os.path.splitext(path)[1].lower()
+    return MIME_BY_EXTENSION.get(extension, "application/octet-stream")

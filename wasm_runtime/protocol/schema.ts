@@ -1,0 +1,131 @@
+// The one definition of what the sandbox may send the host: valibot schemas, from which the
+// TypeScript types (types.ts) and the host's validator (validate.ts) both derive. The kernel's
+// `result.py` mirrors the result's shape, and tests/js/contract.test.ts checks real kernel
+// output (tests/fixtures/results/) against these schemas.
+// Parsing builds fresh objects: unknown fields are dropped, so nothing the sandbox adds gets
+// through, and every string and list has a cap.
+import * as v from "valibot";
+import { LIMITS } from "./limits.js";
+import { OUTCOMES, RUNTIME_FILE_NAME } from "./types.js";
+
+const text = (max: number = LIMITS.maxTextBytes) => v.pipe(v.string(), v.maxLength(max));
+const shortText = text(4096);
+const int = v.pipe(v.number(), v.safeInteger());
+const finite = v.pipe(v.number(), v.finite());
+const list = <T extends v.GenericSchema>(item: T, max: number = LIMITS.maxListEntries) =>
+  v.pipe(v.array(item), v.maxLength(max));
+// Python's None arrives as undefined after toJs(); both mean "absent", and become null.
+const absentOr = <T extends v.GenericSchema>(schema: T) => v.nullish(schema, null);
+
+export const ErrorInfoSchema = v.object({ name: text(256), message: text(1 << 20), traceback: text(1 << 20) });
+
+export const MimeBundleSchema = v.record(text(256), text());
+
+export const DisplaySchema = v.object({ mime: text(256), data: text() });
+
+export const FileInfoSchema = v.object({ path: shortText, size: int, mime: text(256) });
+
+/** An attempt the browser blocked; a bare string (older kernels) is taken as its target. */
+export const NetworkAttemptSchema = v.union([
+  v.pipe(
+    v.string(),
+    v.transform((target) => ({ kind: "unknown", target: target.slice(0, 4096) })),
+  ),
+  v.pipe(
+    v.looseObject({ kind: v.optional(shortText), target: v.optional(shortText), url: v.optional(shortText) }),
+    v.transform((o) => ({ kind: o.kind ?? "unknown", target: o.target ?? o.url ?? "" })),
+  ),
+]);
+
+export const AuditSchema = v.object({
+  codeSha256: text(64),
+  filesRead: list(shortText),
+  filesWritten: list(shortText),
+  networkAttempts: list(NetworkAttemptSchema),
+  importedModules: list(shortText),
+  peakMemoryBytes: absentOr(finite),
+});
+
+/** The policy rule that refused a run, and where. */
+export const PolicyInfoSchema = v.object({ rule: shortText, line: absentOr(int), message: text(1 << 16) });
+
+/** What the kernel reports for one run (the worker adds the heap size). */
+export const KernelResultSchema = v.object({
+  outcome: v.picklist(OUTCOMES),
+  stdout: text(),
+  stderr: text(),
+  truncated: v.boolean(),
+  value: absentOr(MimeBundleSchema),
+  displays: list(DisplaySchema),
+  files: list(FileInfoSchema),
+  error: absentOr(ErrorInfoSchema),
+  audit: AuditSchema,
+  /** Set when the policy refused the run (an extension of DESIGN.md's result). */
+  policy: absentOr(PolicyInfoSchema),
+});
+
+export const EnvironmentSchema = v.object({
+  python: shortText,
+  packages: v.record(v.string(), shortText),
+  limits: v.pipe(
+    v.record(v.string(), v.unknown()),
+    v.transform((limits) => JSON.parse(JSON.stringify(limits)) as Record<string, unknown>),
+  ),
+  notes: list(shortText),
+  /** The latest lines of the worker's loader log ("Loading numpy…", a preload that failed). */
+  log: list(shortText, 200),
+});
+
+/** A cap a request ran into: the file (when one file was the reason), its size or count, and the cap. */
+export const LimitInfoSchema = v.object({ path: absentOr(shortText), size: int, limit: int });
+
+const bytes = (max: number) =>
+  v.pipe(
+    v.custom<Uint8Array>((data) => data instanceof Uint8Array, "not a Uint8Array"),
+    v.check((data) => data.byteLength <= max, `over the ${max}-byte cap`),
+  );
+
+/** A variable that could not be saved or restored, and why. */
+export const SkippedVariableSchema = v.object({ name: shortText, reason: shortText });
+
+/** A session's pickled variables, the ones that could not be pickled, and the runtime packages they need. */
+export const SavedStateSchema = v.object({
+  data: bytes(LIMITS.maxStateBytes),
+  skipped: list(SkippedVariableSchema),
+  packages: list(shortText),
+});
+
+// Worker → host: replies to requests (by `id`), events of a run or of the worker, and the one
+// request the worker makes (`fetch-runtime`, which the host answers with a RuntimeFileReply).
+export const WorkerMessageSchema = v.variant("type", [
+  v.object({ type: v.literal("booted"), isolated: v.boolean(), bootMs: finite }),
+  v.object({
+    type: v.literal("stream"),
+    id: int,
+    name: v.picklist(["stdout", "stderr"]),
+    text: text(LIMITS.maxStreamChunk),
+  }),
+  // The run's packages are in and its cell begins: from here an interrupt can stop it.
+  v.object({ type: v.literal("cell-started"), id: int }),
+  v.object({ type: v.literal("result"), id: int, result: KernelResultSchema }),
+  v.object({ type: v.literal("done"), id: int }),
+  v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),
+  v.object({ type: v.literal("files"), id: int, files: list(FileInfoSchema) }),
+  v.object({ type: v.literal("environment"), id: int, environment: EnvironmentSchema }),
+  // A persisted session's variables: saved (`save-state`) and restored (`load-state`).
+  v.object({ type: v.literal("state"), id: int, state: SavedStateSchema }),
+  v.object({
+    type: v.literal("state-loaded"),
+    id: int,
+    restored: list(shortText),
+    failed: list(SkippedVariableSchema),
+  }),
+  // The request could not be done; the worker lives on. `limit` is set when a cap was the reason.
+  v.object({ type: v.literal("failed"), id: int, error: ErrorInfoSchema, limit: absentOr(LimitInfoSchema) }),
+  v.object({ type: v.literal("fatal"), error: ErrorInfoSchema }),
+  v.object({
+    type: v.literal("fetch-runtime"),
+    fetchId: int,
+    file: v.pipe(v.string(), v.regex(RUNTIME_FILE_NAME)),
+  }),
+]);
