@@ -63,8 +63,8 @@ def _unread(content: aiohttp.StreamReader) -> bytes:
 
     aiohttp reports a broken connection ahead of the data already buffered (every read checks
     the error first), so a relay that was busy when a stream was cut would drop its last tokens.
-    There is no public accessor to the buffer: if aiohttp renames these attributes,
-    tests/backend/test_upstream_wire.py fails (a cut stream loses its last data).
+    There is no public accessor to the buffer (private since aiohttp 3.x; checked against 3.14):
+    tests/backend/test_aiohttp_hooks.py fails if aiohttp renames these attributes.
     """
     pieces = list(getattr(content, "_buffer", ()))
     if pieces:

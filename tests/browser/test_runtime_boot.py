@@ -108,7 +108,7 @@ import json, os
 from pyodide import _package_loader as loader
 from pyodide.ffi import to_js
 from pyodide.http import pyfetch
-from wasmbox_kernel.wheel_unpack import unpack_from_memory
+from wasmbox_kernel._patches.wheel_unpack import unpack_from_memory
 
 def tree(root):
     paths = [os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names]
@@ -134,8 +134,9 @@ report
 def test_unpacking_from_memory_installs_what_pyodides_own_unpack_does(
     booted: tuple[Page, RequestLog],
 ) -> None:
-    """The kernel's faster installer (wasmbox_kernel/wheel_unpack.py) against Pyodide's own, on
-    real wheels: the same files with the same bytes, the same records, the same libraries."""
+    """The kernel's faster installer (wasmbox_kernel/_patches/wheel_unpack.py) against Pyodide's
+    own, on real wheels: the same files with the same bytes, the same records, the same
+    libraries."""
     page, _ = booted
     report = run(page, UNPACK_BOTH_WAYS)
     assert isinstance(report, list)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wasmbox_kernel.wheel_unpack import extract, unpack_from_memory, unpacks_as_zip
+from wasmbox_kernel._patches.wheel_unpack import extract, unpack_from_memory, unpacks_as_zip
 
 
 def archive_of(entries: dict[str, bytes]) -> bytes:

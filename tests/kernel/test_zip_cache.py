@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wasmbox_kernel import zip_cache
+from wasmbox_kernel._patches import zip_cache
 
 
 def write_archive(path: Path, modules: dict[str, str]) -> None:

@@ -5,6 +5,7 @@
 // host waited for the run's deadline to learn what had happened in its first millisecond.
 import type { PyodideInterface } from "pyodide";
 import type { ErrorInfo } from "../protocol/types.js";
+import { pyodideApi } from "./pyodide-private.js";
 
 const STACK_OVERFLOW = /maximum call stack size exceeded|too much recursion|call stack exhausted/i;
 
@@ -25,13 +26,9 @@ export function describeFatal(cause: unknown): ErrorInfo {
   return { name: error.name || "Error", message: `the Python runtime failed: ${error.message}`, traceback };
 }
 
-interface FatalHooks {
-  on_fatal?: (error: unknown) => void;
-}
-
 /** Call `report` once, synchronously, when Pyodide declares itself unusable. */
 export function onFatal(pyodide: PyodideInterface, report: (error: ErrorInfo) => void): void {
-  const api = (pyodide as unknown as { _api: FatalHooks })._api;
+  const api = pyodideApi(pyodide);
   let reported = false;
   api.on_fatal = (error: unknown) => {
     if (reported) return;

@@ -6,21 +6,12 @@
 // a run that fitted in the memory it found gets what was in use when it ended (a lower bound:
 // memory it freed before it ended is not seen).
 import type { PyodideInterface } from "pyodide";
-
-interface MallocModule {
-  HEAP8: Int8Array;
-  HEAPU32: Uint32Array;
-  stackSave(): number;
-  stackAlloc(size: number): number;
-  stackRestore(pointer: number): void;
-  _mallinfo(result: number): void;
-}
+import { emscriptenModule as moduleOf } from "./pyodide-private.js";
 
 const MALLINFO_FIELDS = 10; // struct mallinfo: ten size_t (4 bytes each on wasm32)
 const IN_USE_FIELD = 7; // uordblks: bytes in allocated chunks
 const MAPPED_FIELD = 4; // hblkhd: bytes in chunks taken with mmap
 
-const moduleOf = (pyodide: PyodideInterface) => (pyodide as unknown as { _module: MallocModule })._module;
 
 /** Bytes of the worker's WebAssembly memory: what the tab pays for it. */
 export function memoryBytes(pyodide: PyodideInterface): number {

@@ -61,7 +61,7 @@ def test_pandas_finds_utc_without_reading_every_bundled_zone(sdk: SdkPage, sandb
 
 def test_invalidating_import_caches_rereads_no_unchanged_zip(sdk: SdkPage, sandbox: str) -> None:
     """Pyodide does it after every package it loads; each re-read of the standard library's zip
-    cost about 0.1 s (see wasmbox_kernel/zip_cache.py)."""
+    cost about 0.1 s (see wasmbox_kernel/_patches/zip_cache.py)."""
     code = (
         "import importlib, zipimport\nreads = []\nread = zipimport._read_directory\n"
         "zipimport._read_directory = lambda archive: (reads.append(archive), read(archive))[1]\n"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sys
 
+from ._patches.wheel_unpack import install_from_memory
+from ._patches.zip_cache import skip_unchanged_zip_rereads
 from .timezones import ensure_utc_zone
-from .wheel_unpack import install_from_memory
-from .zip_cache import skip_unchanged_zip_rereads
 
 
 def prepare_interpreter() -> None:

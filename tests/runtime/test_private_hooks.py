@@ -1,0 +1,73 @@
+"""The private Pyodide 0.27.7 hooks wasmbox relies on still exist with the shape it uses.
+
+The work-arounds are in `wasmbox_kernel/_patches/` and `wasm_runtime/sandbox/pyodide-private.ts`;
+this boots the npm package's Pyodide in Node (no browser, no runtime build) and looks at each.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = ROOT / "tests" / "support" / "private_hooks.mjs"
+
+
+@pytest.fixture(scope="module")
+def hooks() -> dict[str, Any]:
+    done = subprocess.run(
+        ["node", str(PROBE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_the_pyodide_these_hooks_target(hooks: dict[str, Any]) -> None:
+    assert hooks["version"] == "0.27.7"
+
+
+def test_the_emscripten_module_parts_the_memory_figures_read(hooks: dict[str, Any]) -> None:
+    expected = ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo"]
+    assert hooks["module"] == expected
+
+
+def test_the_fatal_error_hook_is_called(hooks: dict[str, Any]) -> None:
+    assert hooks["api"] is True and hooks["onFatalCalled"] is True
+
+
+def test_the_snapshot_option(hooks: dict[str, Any]) -> None:
+    assert hooks["loadSnapshotOption"] is True
+
+
+def test_the_zipimport_internals_zip_cache_uses(hooks: dict[str, Any]) -> None:
+    python = hooks["python"]
+    assert python["zipDirectoryCache"] and python["zipimporterFiles"]
+    assert python["invalidateCaches"]
+
+
+def test_the_package_loader_wheel_unpack_replaces(hooks: dict[str, Any]) -> None:
+    python = hooks["python"]
+    assert python["unpackBufferParameters"] == [
+        "buffer",
+        "filename",
+        "format",
+        "extract_dir",
+        "calculate_dynlibs",
+        "installer",
+        "source",
+    ]
+    assert python["loaderHelpers"] == [
+        "install_datafiles",
+        "set_wheel_installer",
+        "should_load_dynlib",
+        "to_js",
+    ]

@@ -1,0 +1,31 @@
+// Boots the npm package's Pyodide in Node and reports the private hooks wasmbox relies on
+// (wasm_runtime/sandbox/pyodide-private.ts, wasmbox_kernel/_patches/), as JSON on stdout.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { loadPyodide } from "pyodide";
+
+const require = createRequire(import.meta.url);
+const pyodide = await loadPyodide();
+const module = pyodide._module;
+const asm = readFileSync(require.resolve("pyodide/pyodide.asm.js"), "utf8");
+const python = pyodide.runPython(`
+import inspect, json, zipimport
+from pyodide import _package_loader as loader
+json.dumps({
+    "zipDirectoryCache": isinstance(getattr(zipimport, "_zip_directory_cache", None), dict),
+    "zipimporterFiles": "_files" in zipimport.zipimporter.__init__.__code__.co_names,
+    "invalidateCaches": callable(getattr(zipimport.zipimporter, "invalidate_caches", None)),
+    "unpackBufferParameters": list(inspect.signature(loader.unpack_buffer).parameters),
+    "loaderHelpers": sorted(n for n in ("set_wheel_installer", "install_datafiles", "should_load_dynlib", "to_js") if callable(getattr(loader, n, None))),
+})
+`);
+console.log(
+  JSON.stringify({
+    version: pyodide.version,
+    module: ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo"].filter((n) => n in module),
+    api: typeof pyodide._api === "object",
+    onFatalCalled: /API\.on_fatal&&API\.on_fatal\(/.test(asm),
+    loadSnapshotOption: asm.includes("_loadSnapshot") || readFileSync(require.resolve("pyodide/pyodide.mjs"), "utf8").includes("_loadSnapshot"),
+    python: JSON.parse(python),
+  }),
+);
