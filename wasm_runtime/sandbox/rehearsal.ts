@@ -1,12 +1,11 @@
-// A spare rehearses a session's first cells on a throwaway kernel while nobody waits for it.
-// A fresh worker runs its first cells on cold code: V8 compiles the worker's JavaScript and tiers
-// up Python's WebAssembly only as they run. Measured in Chromium on 2 cores: a session's first
-// `1+1` took 11–25 ms and the next ones 3–8 ms (4–6 ms and 2–4 ms after a rehearsal of 20
-// cells), against about 2 ms once warm. The rehearsal's kernel is closed (its namespace and its
-// cells' lines, named `<rehearsal-N>`, are dropped); it stops between two cells as soon as the
-// worker has a request to serve, so a claim waits for one cell at most.
+// A spare rehearses a session's first cells on a throwaway kernel while nobody waits for it:
+// a fresh worker runs its first cells on cold code (V8 compiles the worker's JavaScript and
+// tiers up Python's WebAssembly only as they run), so a session's first cells would be slower
+// than its next ones (`make bench-sandbox` prints both). The rehearsal's kernel is closed (its
+// namespace and its `<rehearsal-N>` cells are dropped); it stops between two cells as soon as
+// the worker has a request to serve, so a claim waits for one cell at most.
 // The optimised WebAssembly is shared by the page's workers, so only the page's first spare also
-// exercises the interpreter: the first `import numpy` of a page then took 0.60 s, not 0.95 s.
+// exercises the interpreter, which speeds up the page's first heavy import.
 import type { PyProxy } from "pyodide/ffi";
 import { LIMITS, type KernelConfig } from "../protocol/types.js";
 import { runCell } from "./execute.js";
@@ -16,7 +15,7 @@ import { initKernel, type Runtime } from "./runtime.js";
 // The paths a session's first cells take: a value, a statement, output, an error's traceback.
 const CELLS = ["1+1", "x = [1, 2]", "print(x)", "x[5]"];
 const ROUNDS = 5;
-// 0.4 s of exercise (wasmbox_kernel/exercise.py): 16 slices gained nothing more, 3 about half.
+// 0.4 s of exercise (wasmbox_kernel/exercise.py), in slices short enough for a claim to get in.
 const EXERCISE_SLICES = 8;
 const EXERCISE_SLICE_S = 0.05;
 const CONFIG: KernelConfig = {

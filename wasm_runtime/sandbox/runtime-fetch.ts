@@ -10,8 +10,8 @@ export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
 
 /**
  * Route the worker's `fetch` of runtime files to the host page, and return the same route for
- * callers that want the bytes themselves: the start-up snapshot (25 MB) costs about 60 ms more
- * when read back out of a `Response`.
+ * callers that want the bytes themselves: reading a large file such as the start-up snapshot back
+ * out of a `Response` would copy it once more.
  */
 export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): RuntimeFileBytes {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();

@@ -29,7 +29,7 @@ async function kernelWheel(manifest: Promise<Manifest>, fileBytes: RuntimeFileBy
 
 /**
  * Put the kernel on sys.path straight from its wheel (a pure-Python wheel is a zip that zipimport
- * reads). Installing it with loadPackage cost ~300 ms of installer bookkeeping on every boot.
+ * reads), which skips loadPackage's installer bookkeeping on every boot.
  * The start-up snapshot was made with the wheel at this same path and the kernel imported
  * (builder/make_snapshot.mjs): the file is still needed for the kernel's lazy imports.
  */

@@ -6,10 +6,10 @@ import { Engine } from "./engine.js";
 
 const spares = new Map<string, Promise<Engine>>();
 
-// A spare's boot takes a core for about a second: started the moment a sandbox claims the last
-// one, it slowed that sandbox's first runs by about 40% (a 50 MB print 218 → 393 ms, the first
-// numpy import 1.26 → 1.78 s, measured). The next spare waits while any sandbox starts or runs
-// code, but not past REFILL_MAX_DELAY_MS, so a replacement after a hard kill is still ready soon.
+// A spare's boot takes a core for about a second, which would slow the first runs of the sandbox
+// that just claimed the last one (`make bench-sandbox` shows by how much). So the next spare
+// waits while any sandbox starts or runs code, but not past REFILL_MAX_DELAY_MS, so a
+// replacement after a hard kill is still ready soon.
 const REFILL_POLL_MS = 100;
 const REFILL_MAX_DELAY_MS = 1_500;
 let anyBusy: () => boolean = () => false;
