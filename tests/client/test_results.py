@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from wasmbox import ExecutionResult
+from wasmbox import Environment, ExecutionResult
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "execution-results").glob("*.json"))
 
@@ -40,3 +40,25 @@ def test_convenience_views() -> None:
     assert by_name["ok-value"].ok and by_name["ok-value"].text == "42"
     assert not by_name["failed-error"].ok and by_name["failed-error"].text is None
     assert [d.mime for d in by_name["display-and-file"].images()] == ["image/png"]
+
+
+ENVIRONMENTS = sorted((Path(__file__).parent.parent / "fixtures" / "environment").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", ENVIRONMENTS, ids=[p.stem for p in ENVIRONMENTS])
+def test_environment_fixture_round_trips(path: Path) -> None:
+    wire = json.loads(path.read_text())
+    env = Environment.model_validate(wire)
+    assert env.wire() == wire
+    with pytest.raises(ValidationError, match="extra"):
+        Environment.model_validate({**wire, "newField": 1})
+
+
+GOLDEN = sorted((Path(__file__).parent.parent / "fixtures" / "results").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_the_real_kernels_results_read_as_execution_results(path: Path) -> None:
+    """The kernel's golden results plus the SDK's two fields are an ExecutionResult, unchanged."""
+    wire = {**json.loads(path.read_text()), "durationMs": 1.5, "stateLost": False}
+    assert ExecutionResult.model_validate(wire).wire() == wire

@@ -13,10 +13,12 @@ test("there are fixtures to check", () => assert.ok(names.length >= 5));
 for (const name of names) {
   test(`${name} parses to itself`, () => {
     const fixture = JSON.parse(readFileSync(new URL(name, DIR), "utf8")) as Record<string, unknown>;
-    const { durationMs, stateLost, validation, ...kernel } = fixture;
+    const { durationMs, stateLost, validation, stateRestored, ...kernel } = fixture;
     assert.equal(typeof durationMs, "number");
     assert.equal(typeof stateLost, "boolean");
     assert.ok(validation === undefined || typeof validation === "object");
+    // Only a run that lost its worker can have had a save loaded back.
+    assert.ok(stateRestored === undefined || (stateLost === true && typeof stateRestored === "object"));
     assert.deepEqual(parseKernelResult(kernel), kernel);
   });
 }

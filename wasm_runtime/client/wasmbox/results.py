@@ -127,12 +127,15 @@ class StorageReport(WireModel):
 
 
 class Environment(WireModel):
-    """`sb.environment()`: the kernel's description plus how a stopped run ends (SDK `mode.ts`)."""
+    """`sb.environment()`: the kernel's description, the worker's latest loader lines, how a
+    stopped run ends (SDK `mode.ts`) and the page's storage. Read against the shared fixtures in
+    tests/fixtures/environment/, which the TS schema is checked on too."""
 
     python: str
     packages: dict[str, str]
     limits: dict[str, object]
     notes: list[str]
+    log: list[str]
     mode: Literal["interrupt", "terminate-only"]
     mode_reason: str | None
     storage: StorageReport | None = None
