@@ -25,6 +25,7 @@ BOOT_RUNTIME_FILES = (
     "pyodide.js",
     "snapshot.bin",
 )
+EXAMPLE_SUFFIXES = (".html", ".js", ".css", ".json")
 
 
 class OfflineError(Exception):
@@ -80,7 +81,8 @@ def served_files(js_dir: Path, web_dir: Path, runtime_dir: Path) -> dict[str, Pa
     files["app/styles.css"] = web_dir / "styles.css"
     files |= files_under(js_dir / "sdk", "sdk/", (".js",))
     files |= files_under(js_dir / "sandbox", "sandbox/", (".js",))
-    files |= files_under(web_dir / "examples", "examples/", (".html", ".js", ".css"))
+    files |= files_under(web_dir / "examples", "examples/", EXAMPLE_SUFFIXES)
+    files |= files_under(js_dir / "pyscript", "pyscript/", (".js", ".css"))
     return files | runtime_urls(runtime_dir, all_files=False)
 
 

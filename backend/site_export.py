@@ -16,7 +16,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.offline import OfflineError, files_under, runtime_urls, service_worker
+from backend.offline import (
+    EXAMPLE_SUFFIXES,
+    OfflineError,
+    files_under,
+    runtime_urls,
+    service_worker,
+)
 from backend.security_headers import app_page_csp
 from backend.static import frame_script_sha256
 from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
@@ -107,6 +113,7 @@ def source_folders(options: ExportOptions) -> list[tuple[Path, str]]:
         (options.js_dir / "app", "app"),
         (options.js_dir / "sdk", "sdk"),
         (options.js_dir / "sandbox", "sandbox"),
+        (options.js_dir / "pyscript", "pyscript"),
         (options.runtime_dir, "runtime"),
         (options.web_dir / "examples", "examples"),
     ]
@@ -167,7 +174,8 @@ def offline_files(site: Path, precache_all: bool) -> dict[str, Path]:
     files |= files_under(site / "app", "app/", (".js", ".css"))
     files |= files_under(site / "sdk", "sdk/", (".js",))
     files |= files_under(site / "sandbox", "sandbox/", (".js",))
-    files |= files_under(site / "examples", "examples/", (".html", ".js", ".css"))
+    files |= files_under(site / "examples", "examples/", EXAMPLE_SUFFIXES)
+    files |= files_under(site / "pyscript", "pyscript/", (".js", ".css"))
     return files | runtime_urls(site / "runtime", precache_all)
 
 

@@ -200,6 +200,15 @@ def index(request: Request, settings: SettingsDep) -> Response:
     )
 
 
+@router.api_route("/pyscript/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+def pyscript_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    """@pyscript/core for the PyScript example, from the build (never a CDN)."""
+    path = safe_file(settings.js_dir / "pyscript", rel_path)
+    if path is None:
+        return not_found()
+    return file_response(request, path, {**RUNTIME_CORS, "Cache-Control": REVALIDATE})
+
+
 @router.api_route("/embed.js", methods=["GET", "HEAD"], include_in_schema=False)
 @router.api_route("/embed.js.map", methods=["GET", "HEAD"], include_in_schema=False)
 def embed_script(request: Request, settings: SettingsDep) -> Response:

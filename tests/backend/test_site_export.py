@@ -42,6 +42,7 @@ def built(tmp_path: Path) -> dict[str, Path]:
     write(js / "app" / "app.js", b"app")
     write(js / "embed" / "embed.js", b"embed")
     write(js / "embed" / "embed.js.map", b"{}")
+    write(js / "pyscript" / "core.js", b"pyscript")
     write(js / "sw" / "sw.js", b"precacheAndRoute(self.__WB_MANIFEST, __WASMBOX_WHEEL_CACHE__)")
     write(web / "index.html", b"<html><head><title>app</title></head></html>")
     write(web / "styles.css", b"body {}")
@@ -90,6 +91,7 @@ def test_the_layout_is_the_contract(built: dict[str, Path], tmp_path: Path) -> N
         "runtime/snapshot.bin",
         "runtime/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
         "examples/embed.html",
+        "pyscript/core.js",
     }
 
 
