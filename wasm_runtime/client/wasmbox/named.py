@@ -5,7 +5,7 @@ The SDK keeps a persisted sandbox in the host page's IndexedDB, which belongs to
 and an origin. So a named session has its own profile directory and remembers its loopback port
 (the origin is `http://127.0.0.1:PORT`), beside the id of its sandbox:
 
-    <data dir>/sessions/<NAME>/{profile/, session.json, lock}
+    <data dir>/sessions/<NAME>/{profile-chromium/, session.json, lock}
 
 The data dir is `WASMBOX_DATA_DIR`, else `$XDG_DATA_HOME/wasmbox`, else `~/.local/share/wasmbox`.
 One process at a time holds a session (an OS file lock): a second one gets `SessionInUse`, since
@@ -58,9 +58,9 @@ class NamedSession:
     sandbox_id: str | None = None
     _lock: IO[str] | None = field(default=None, repr=False)
 
-    @property
-    def profile(self) -> Path:
-        return self.directory / "profile"
+    def profile(self, browser: str) -> Path:
+        """The browser profile; one per engine, since their profiles cannot be shared."""
+        return self.directory / f"profile-{browser}"
 
     @property
     def state_file(self) -> Path:

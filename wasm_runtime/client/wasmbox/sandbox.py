@@ -102,7 +102,9 @@ class Sandbox:
     ) -> Sandbox:
         named = NamedSession.claim(name, data_dir)
         try:
-            host = await Host.start(browser=browser, profile=named.profile, port=named.port)
+            host = await Host.start(
+                browser=browser, profile=named.profile(browser), port=named.port
+            )
             try:
                 opened = await host.call("openNamed", named.sandbox_id, options)
                 named.remember(port=host.server.port, sandbox_id=opened["id"])
