@@ -4,10 +4,11 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The browser engines the engine-matrix tests run in (a bare pytest: chromium); `make test-engines`
-# runs the guarantee tests in all three (docs/browsers.md).
+# The browser engines the engine-matrix tests run in (a bare pytest: chromium); `make test` runs
+# the whole suite in Chromium, then ENGINE_TESTS in MATRIX_BROWSERS (docs/browsers.md).
 WASMBOX_BROWSERS ?= chromium
 export WASMBOX_BROWSERS
+MATRIX_BROWSERS ?= firefox,webkit
 ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_files.py \
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
@@ -15,7 +16,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
+.PHONY: help setup runtime js build run browser lint typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -54,8 +55,14 @@ typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy
 	npm run --silent typecheck
 
-test: build browser redis llama lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser
+test: build browser redis llama lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser; then the engine matrix
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
 	$(BIN)/pytest
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
+
+test-matrix: build ## the guarantee tests and the app smoke test in MATRIX_BROWSERS (Firefox and WebKit)
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
 
 test-engines: build ## the guarantee tests and the app smoke test in Chromium, Firefox and WebKit
 	WASMBOX_BROWSERS=chromium,firefox,webkit scripts/ensure-browser.sh

@@ -14,7 +14,14 @@ import pytest
 
 from backend.settings import Settings
 from tests.support.browser import launch_args
-from tests.support.engines import ENGINE_GAPS, EngineBrowser, launch, selected_engines
+from tests.support.engines import (
+    ENGINE_GAPS,
+    ENGINE_LACKS,
+    FALLBACKS_TAKEN,
+    EngineBrowser,
+    launch,
+    selected_engines,
+)
 from tests.support.engines.chromium import ChromiumBrowser
 from tests.support.servers import running, test_app
 from wasm_runtime.builder.manifest import MANIFEST
@@ -35,28 +42,21 @@ def server_variant(item: pytest.Item) -> str | None:
     return "isolated" if "isolated_server" in names else None
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the engine × server variants an engine cannot run (ENGINE_GAPS)."""
-    kept, gaps = [], config.stash.setdefault(DESELECTED_GAPS, {})
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the engine × server variants an engine cannot run (ENGINE_GAPS), with the reason."""
     for item in items:
         params = getattr(item, "callspec", None)
         engine = params.params.get("engine") if params is not None else None
         reason = ENGINE_GAPS.get((str(engine), server_variant(item) or ""))
         if reason:
-            gaps.setdefault(f"{engine} {server_variant(item)}: {reason}", []).append(item)
-        else:
-            kept.append(item)
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
-        items[:] = kept
+            item.add_marker(pytest.mark.skip(reason=f"{engine} {server_variant(item)}: {reason}"))
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    for reason, deselected in config.stash.get(DESELECTED_GAPS, {}).items():
-        terminalreporter.write_line(f"engine gap, {len(deselected)} tests deselected: {reason}")
-
-
-DESELECTED_GAPS = pytest.StashKey[dict[str, list[pytest.Item]]]()
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name each feature an engine lacked where a test checked the SDK's fallback instead."""
+    for engine, feature in sorted(FALLBACKS_TAKEN):
+        reason = ENGINE_LACKS[engine][feature]
+        terminalreporter.write_line(f"engine fallback checked, {engine} lacks {feature}: {reason}")
 
 
 @pytest.fixture(scope="session", params=selected_engines())

@@ -28,12 +28,15 @@ def run_and_abort(sdk: SdkPage, sandbox: str, code: str, ms: int) -> dict[str, A
 
 def assert_state_after_abort(sdk: SdkPage, sandbox: str, result: dict[str, Any]) -> None:
     """Isolated: the interrupt stopped the run and `x` is kept. Plain: there is no interrupt, so
-    the worker was replaced and `x` is gone, and the sandbox serves the next run."""
+    the worker was replaced and `x` is gone, unless the abort came before the worker took the
+    run (a slower engine can lose that race): either way `stateLost` says which, and the sandbox
+    serves the next run."""
     isolated = bool(sdk.page.evaluate("wasmbox.isolated"))
-    assert result["stateLost"] is not isolated
+    if isolated:
+        assert result["stateLost"] is False
     after = sdk.run(sandbox, "print(globals().get('x'))")
     assert after["outcome"] == "OUTCOME_OK"
-    assert after["stdout"] == ("7\n" if isolated else "None\n")
+    assert after["stdout"] == ("None\n" if result["stateLost"] else "7\n"), result
 
 
 def test_aborting_a_python_loop_cancels_it(sdk: SdkPage) -> None:

@@ -4,12 +4,14 @@ browser does not apply the sandbox's isolation the SDK does not start at all."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from fastapi import Request, Response
 
 from tests.browser.sandbox.conftest import SdkPage, app_with_page_headers, open_sdk_page
+from tests.browser.sandbox.test_isolation import Attacker
 from tests.support.engines import ENGINE_GAPS, EngineBrowser, lacks
 from tests.support.servers import running
 
@@ -86,7 +88,7 @@ def server_without_sandbox_csp(runtime_built: None) -> Iterator[str]:
 FETCH_OUT = """
 from js import fetch
 try:
-    await fetch("http://127.0.0.1:9/")
+    await fetch("{url}/reached")
     print("reached")
 except Exception as error:
     print("refused", type(error).__name__)
@@ -98,10 +100,16 @@ def test_a_server_that_drops_the_sandbox_csp_does_not_weaken_the_sandbox(
 ) -> None:
     """The SDK writes the frame's document itself, its policy in a <meta> tag, so a server that
     sends no CSP cannot give the worker the network: the request is still refused."""
+    attacker = Attacker()
+    threading.Thread(target=attacker.server.serve_forever, daemon=True).start()
     page, sdk = open_sdk_page(engine, server_without_sandbox_csp)
     try:
         sandbox = sdk.create(policy="off")  # the browser, not the import policy, must refuse
-        result = sdk.run(sandbox, FETCH_OUT)
+        result = sdk.run(sandbox, FETCH_OUT.format(url=attacker.url), timeoutMs=10_000)
+        assert attacker.hits == []
+        if lacks(engine.name, "blocked-fetch-settles"):
+            assert result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED", result
+            return
         assert result["outcome"] == "OUTCOME_OK", result["error"]
         assert result["stdout"].startswith("refused"), result["stdout"]
         if not lacks(engine.name, "csp-events-in-workers"):
@@ -109,3 +117,4 @@ def test_a_server_that_drops_the_sandbox_csp_does_not_weaken_the_sandbox(
             assert "csp:connect-src" in kinds, kinds
     finally:
         page.close()
+        attacker.server.shutdown()
