@@ -78,15 +78,22 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     result: resultWithoutKernel(outcome, errorInfo(name, message), streamed, await codeSha256),
     engineLost: true,
   });
+  const begun = performance.now();
   const run = engine.execute(code, { onStream, onCellStart: () => onCellStart() });
   const reply = run.reply.catch((error: SandboxError) => error);
   let settled = await within(reply, options.timeoutMs, options.signal);
   const stop = isStop(settled) ? settled : null;
   const interrupted = stop !== null && engine.isolated;
   if (interrupted) {
+    // The grace ends at a fixed time, counted from the deadline rather than from a timer that a
+    // busy page may have fired late; from the cell's start when packages were still loading.
+    let graceEnds = (stop === TIMEOUT ? begun + options.timeoutMs : performance.now()) + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS;
     run.interrupt();
-    if (!cellStarted) await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
-    settled = await within(reply, INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS);
+    if (!cellStarted) {
+      await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
+      graceEnds = Math.max(graceEnds, performance.now() + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS);
+    }
+    settled = await within(reply, Math.max(0, graceEnds - performance.now()));
   }
   if (isStop(settled)) {
     const how = interrupted ? "did not stop when interrupted" : "was stopped";
