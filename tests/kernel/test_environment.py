@@ -23,8 +23,22 @@ def test_limits(make_kernel):
         "stdoutBytes": 10,
         "stderrBytes": 1_000_000,
         "recursionLimit": 300,
+        "cStackLevels": None,
         "maxCodeBytes": 1_000_000,
     }
+
+
+@pytest.mark.parametrize(
+    ("levels", "fragment"),
+    [
+        pytest.param(None, "how soon depends on the browser", id="engine-not-measured"),
+        pytest.param(750, "past about 750 levels in this browser", id="measured"),
+    ],
+)
+def test_c_stack_depth_is_the_engines(make_kernel, levels, fragment):
+    env = make_kernel(c_stack_levels=levels).environment()
+    assert env["limits"]["cStackLevels"] == levels
+    assert any(fragment in note for note in env["notes"])
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ import type { PyProxy } from "pyodide/ffi";
 import type { KernelConfig } from "../protocol/types.js";
 import { loaderLog } from "./loader-log.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
+import { cStackLevels } from "./stack.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
 declare function importScripts(...urls: string[]): void;
@@ -123,6 +124,7 @@ export async function initKernel(runtime: Runtime, config: KernelConfig, cellPre
     allow_install: config.allowInstall,
     available_packages: available,
     cell_prefix: cellPrefix,
+    c_stack_levels: cStackLevels(navigator.userAgent),
   });
   const mod = pyodide.pyimport("wasmbox_kernel");
   try {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 from typing import TypedDict
 
-from .options import C_STACK_DEPTH_NOTE, KernelOptions
+from .options import KernelOptions
 from .policy import Policy
 
 
@@ -13,6 +13,7 @@ class Limits(TypedDict):
     stdoutBytes: int
     stderrBytes: int
     recursionLimit: int
+    cStackLevels: int | None
     maxCodeBytes: int | None
 
 
@@ -31,6 +32,7 @@ def describe(options: KernelOptions, policy: Policy | None) -> Environment:
             stdoutBytes=options.stdout_limit,
             stderrBytes=options.stderr_limit,
             recursionLimit=options.recursion_limit,
+            cStackLevels=options.c_stack_levels,
             maxCodeBytes=policy.max_code_bytes if policy else None,
         ),
         notes=notes(options),
@@ -62,10 +64,16 @@ def notes(options: KernelOptions) -> list[str]:
         "top-level `await asyncio.sleep(...)` works.",
         f"Recursion is limited to {options.recursion_limit} nested Python calls. Recursion that "
         "goes through C on each level (__repr__ calling repr, sorted(key=...) calling back) "
-        f"overflows the browser's stack sooner (about {C_STACK_DEPTH_NOTE} levels in Chromium), "
+        f"overflows the browser's stack sooner ({_c_depth(options.c_stack_levels)}), "
         "and json nested a few thousand deep too: the run fails with RecursionError and the "
         "sandbox restarts, losing its variables. Prefer loops for deep recursion.",
         "stdout and stderr are capped at "
         f"{options.stdout_limit} and {options.stderr_limit} bytes per run; "
         "the last expression of the code is returned as its value.",
     ]
+
+
+def _c_depth(levels: int | None) -> str:
+    if levels is None:
+        return "how soon depends on the browser"
+    return f"past about {levels} levels in this browser"

@@ -12,16 +12,13 @@ PolicySpec = Literal["default", "off"] | dict[str, object]
 """`"default"`, `"off"`, or `{"allowModules": [...], "denyModules": [...], "maxCodeBytes": n}`."""
 
 DEFAULT_RECURSION_LIMIT = 1000
-"""CPython's own default. Measured in a Chromium sandbox worker (Pyodide 0.27.7,
-`make bench-reliability`): plain Python recursion uses no C stack on 3.12 and passed 50,000
-levels; recursion that goes back through C on every level (`__repr__` calling `repr`,
-`sorted(key=...)` calling the function) overflows the browser's stack at about 450 levels, and
-C parsers (json) at 2,000-3,000 levels of nesting, whatever this limit is. Such an overflow is
+"""CPython's own default, in every engine. Measured in sandbox workers of Chromium 156, Firefox
+153 ESR and WebKitGTK 2.50 (Pyodide 0.27.7, `make bench-reliability BROWSER=...`): plain Python
+recursion uses no C stack on 3.12 and passed 50,000 levels in each. Recursion that goes back
+through C on every level overflows the browser's stack much sooner, at a depth that differs per
+engine (`c_stack_levels`, from sandbox/stack.ts), whatever this limit is. Such an overflow is
 fatal to Pyodide: the worker reports it at once (sandbox/fatal.ts) and the run fails with a
 RecursionError, so this limit guards the depth of plain Python recursion, not the worker's life."""
-
-C_STACK_DEPTH_NOTE = 450
-"""Levels of recursion through C that the measured browser stack holds (see above)."""
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
@@ -42,6 +39,7 @@ class KernelOptions:
     allow_install: bool = False
     available_packages: Mapping[str, str] = field(default_factory=dict)
     recursion_limit: int = DEFAULT_RECURSION_LIMIT
+    c_stack_levels: int | None = None
     cell_prefix: str = "cell"
 
     def __post_init__(self) -> None:
@@ -49,6 +47,8 @@ class KernelOptions:
         _check_int("stderr_limit", self.stderr_limit, 0)
         _check_int("stream_batch_bytes", self.stream_batch_bytes, 1)
         _check_int("recursion_limit", self.recursion_limit, 50)
+        if self.c_stack_levels is not None:
+            _check_int("c_stack_levels", self.c_stack_levels, 1)
         interval = self.stream_interval_s
         if isinstance(interval, bool) or not isinstance(interval, int | float) or interval < 0:
             raise ValueError(f"KernelOptions.stream_interval_s must be >= 0, got {interval!r}")
