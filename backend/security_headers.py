@@ -18,7 +18,9 @@ CROSS_ORIGIN_ISOLATION = {
 }
 
 
-def app_page_csp(frame_script_sha256: str | None, *, in_meta: bool = False) -> str:
+def app_page_csp(
+    frame_script_sha256: str | None, *, in_meta: bool = False, allow_eval: bool = False
+) -> str:
     """The app pages' CSP. The SDK's sandbox frame is a srcdoc document, which inherits this policy
     on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here.
 
@@ -26,11 +28,15 @@ def app_page_csp(frame_script_sha256: str | None, *, in_meta: bool = False) -> s
     export's `<base href>` is same-origin; and `connect-src` allows any http(s) origin because the
     page adds a second policy, before it fetches anything, narrowing it to its own files and the
     endpoint the user entered (web/src/api/endpoint.ts).
+
+    `allow_eval`: the PyScript example, whose trusted interpreter on the page needs `eval`. The
+    sandbox frame inherits it but keeps its own policy, which refuses eval: its worker still can't.
     """
     frame_script = f" 'sha256-{frame_script_sha256}'" if frame_script_sha256 else ""
+    eval_source = " 'unsafe-eval'" if allow_eval else ""
     directives = [
         "default-src 'self'",
-        f"script-src 'self' 'wasm-unsafe-eval'{frame_script}",
+        f"script-src 'self' 'wasm-unsafe-eval'{eval_source}{frame_script}",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: blob:",
         "connect-src 'self' http: https:" if in_meta else "connect-src 'self'",

@@ -43,6 +43,9 @@ VERSIONED_NAME = re.compile(r"-\d+(\.\d+)+[^/]*\.(whl|zip|tar)$")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 
+# Example pages whose trusted code needs eval: PyScript's interpreter runs on the page.
+EVAL_PAGES = {"pyscript.html"}
+
 router = APIRouter()
 
 
@@ -137,8 +140,10 @@ def file_sha256(path: Path, mtime_ns: int, size: int) -> str:
     return base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
 
 
-def app_page_headers(isolated: bool, js_dir: Path = JS_DIR) -> dict[str, str]:
-    csp = app_page_csp(frame_script_sha256(js_dir))
+def app_page_headers(
+    isolated: bool, js_dir: Path = JS_DIR, allow_eval: bool = False
+) -> dict[str, str]:
+    csp = app_page_csp(frame_script_sha256(js_dir), allow_eval=allow_eval)
     headers = {"Content-Security-Policy": csp, "Cache-Control": REVALIDATE}
     return {**headers, **CROSS_ORIGIN_ISOLATION} if isolated else headers
 
@@ -224,9 +229,10 @@ def example_page(rel_path: str, request: Request, settings: SettingsDep) -> Resp
     path = safe_file(settings.web_dir / "examples", rel_path)
     if path is None:
         return not_found()
-    return file_response(
-        request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+    headers = app_page_headers(
+        settings.cross_origin_isolation, settings.js_dir, allow_eval=path.name in EVAL_PAGES
     )
+    return file_response(request, path, headers)
 
 
 @router.api_route("/sw.js", methods=["GET", "HEAD"], include_in_schema=False)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from backend.settings import Settings
+from tests.support import servers
 from tests.support.network import watch_requests
 
 pytestmark = pytest.mark.browser
@@ -40,3 +42,23 @@ def test_untrusted_code_cannot_reach_the_page(page: Page, static_site: str) -> N
     expect(result).to_contain_text("outcome: OUTCOME_POLICY_VIOLATION", timeout=READY_TIMEOUT_MS)
     expect(result).to_contain_text("import of 'js' is blocked")
     assert page.title() != "owned"
+
+
+def test_behind_wasmbox_serve_eval_is_the_pages_alone(page: Page, runtime_built: None) -> None:
+    """PyScript needs eval on its page (served with 'unsafe-eval'); the sandbox frame inherits
+    that but keeps its own policy, so even with the kernel's policy off the worker cannot eval."""
+    with servers.running(servers.test_app(Settings())) as url:
+        page.goto(f"{url}/examples/pyscript.html")
+        expect(page.get_by_role("button", name="Run in the sandbox")).to_be_enabled(
+            timeout=READY_TIMEOUT_MS
+        )
+        assert page.evaluate("() => { try { return eval('6 * 7'); } catch { return null; } }") == 42
+        result = page.evaluate(
+            """async () => {
+                const { Sandbox } = await import("/sdk/wasmbox.js");
+                const sb = await Sandbox.create({ policy: "off", timeoutMs: 120000 });
+                return sb.execute("from pyodide.code import run_js\\nrun_js('6 * 7')");
+            }"""
+        )
+        assert result["outcome"] == "OUTCOME_FAILED", result
+        assert "EvalError" in result["error"]["traceback"] or "unsafe-eval" in str(result["error"])
