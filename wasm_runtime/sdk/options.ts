@@ -61,6 +61,8 @@ export interface SandboxInfo {
   /** Persisted only: when it will be removed unless used again, and the bytes it stores. */
   expiresAt?: number;
   bytes?: number;
+  /** Persisted only: how many runs its saved history holds. */
+  runs?: number;
 }
 
 export const DEFAULT_TTL_DAYS = 30;

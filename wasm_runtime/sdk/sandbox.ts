@@ -16,6 +16,7 @@ import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
 import {
   loadCatalog,
   forgetRecord,
+  noteRecord,
   persistedInfo,
   persistedInfos,
 } from "./session/catalog.js";
@@ -31,6 +32,7 @@ import { askPersistentStorage, storageReport } from "./session/storage.js";
 import {
   deleteSession,
   readSession,
+  retitle,
   SessionStorageFull,
   type HistoryEntry,
 } from "./session/store.js";
@@ -203,6 +205,21 @@ export class Sandbox extends EventTarget {
     try {
       await deleteSession(id);
       forgetRecord(id);
+    } finally {
+      release();
+    }
+  }
+
+  /** Rename a persisted sandbox, open in this page or not (another tab holding it: SessionLocked). */
+  static async rename(id: string, title: string): Promise<void> {
+    const open = registry.get(id);
+    if (open) return open.rename(title);
+    const checked = titleOf(title);
+    const release = await holdSessionLock(id);
+    try {
+      const record = await retitle(id, checked);
+      if (!record) throw new SessionNotFound(`no saved sandbox ${id}`);
+      noteRecord(record);
     } finally {
       release();
     }
@@ -430,6 +447,7 @@ export class Sandbox extends EventTarget {
       if (this.persisted) {
         this.history.push({ code, result: out, at: Date.now() });
         this.persisted.markFiles(result.files.map((f) => f.path));
+        this.persisted.markState();
         this.scheduleSave();
       }
       return out;

@@ -1,14 +1,16 @@
 // The wasmbox app: a chat with a code-executing agent and a Python console, sharing one sandbox.
 // This file only wires the components to the page.
-import type { ChatFn, HttpChatOptions, StateChangeEvent, StreamingMode } from "wasmbox";
+import type { ChatFn, HttpChatOptions, StateChangeEvent, StreamingMode, Transcript } from "wasmbox";
 import { endpointConfig, fetchConfig, type AppConfig } from "./api/config.js";
 import { directChat } from "./api/direct-chat.js";
 import { applyConnectPolicy, loadEndpoint } from "./api/endpoint.js";
 import { Activity } from "./app/activity.js";
-import { Conversation, PROXY } from "./app/conversation.js";
-import { Session } from "./app/session.js";
+import { PROXY, type Conversation } from "./app/conversation.js";
+import type { Session } from "./app/session.js";
+import { Workspace } from "./app/workspace.js";
 import { toNotebook } from "./export/notebook.js";
 import { ChatView } from "./ui/chat-view.js";
+import { ConversationList } from "./ui/conversation-list.js";
 import { byId, h } from "./ui/dom.js";
 import { showEndpointForm } from "./ui/endpoint-form.js";
 import { FileList } from "./ui/file-list.js";
@@ -27,29 +29,59 @@ function start(): void {
   const codeInput = byId<HTMLTextAreaElement>("code");
   const modelSelect = byId<HTMLSelectElement>("model");
 
-  status.showSandbox("starting");
-  const session = Session.start((progress) => status.showStartProgress(progress));
+  let streaming: Record<string, StreamingMode> = {};
+  let chat: HttpChatOptions | ChatFn = PROXY;
+  let session: Promise<Session> = new Promise(() => undefined);
   const download = (path: string): void => void session.then((s) => s.download(path));
   const view = new ChatView(log, download);
   const files = new FileList(byId<HTMLUListElement>("file-list"), download);
   const refreshFiles = (): Promise<void> => session.then(async (s) => files.show(await s.listFiles()));
-  let streaming: Record<string, StreamingMode> = {};
-  let chat: HttpChatOptions | ChatFn = PROXY;
-  const conversation = new Conversation(session, view, () => streaming, () => chat);
-  const activity = new Activity(status, byId<HTMLButtonElement>("stop"), log, view, () => void refreshFiles());
+  const workspace = new Workspace(view, () => streaming, () => chat, {
+    onProgress: (progress) => status.showStartProgress(progress),
+    opening: () => {
+      session = new Promise(() => undefined); // the one left is closed
+      status.showSandbox("starting");
+      files.show([]);
+    },
+    opened: (opened) => {
+      session = Promise.resolve(opened);
+      const { sandbox } = opened;
+      status.showSandbox(sandbox.state);
+      sandbox.addEventListener("statechange", (e) => status.showSandbox((e as StateChangeEvent).detail.state));
+      void refreshFiles();
+    },
+    listChanged: () => conversations.show(workspace.entries()),
+    note: (text, kind) => view.note(text, kind),
+  });
+  const activity = new Activity(status, byId<HTMLButtonElement>("stop"), log, view, () => {
+    void refreshFiles();
+    void workspace.saved();
+  });
+  const conversation = (): Promise<Conversation> => workspace.current ?? workspace.open(null);
+  /** Switching waits for the current activity: Stop it first. */
+  const whenIdle = (action: () => unknown): void => {
+    if (activity.running) view.note("Stop the current run before switching conversations.", "error");
+    else void action();
+  };
+  const conversations = new ConversationList(byId<HTMLUListElement>("conversation-list"), {
+    open: (id) => whenIdle(() => workspace.open(id)),
+    rename: (id, title) => void workspace.rename(id, title),
+    remove: (id) => whenIdle(() => workspace.remove(id)),
+  });
+  byId("new-chat").addEventListener("click", () => whenIdle(() => workspace.open(null)));
 
   const sendMessage = (): void => {
     const text = messageInput.value.trim();
     if (!text || activity.running) return;
     messageInput.value = "";
     const model = modelSelect.value;
-    void activity.run("Thinking", (signal) => conversation.send(text, model, signal));
+    void activity.run("Thinking", async (signal) => (await conversation()).send(text, model, signal));
   };
 
   const runConsole = (): void => {
     const code = codeInput.value;
     if (!code.trim() || activity.running) return;
-    void activity.run("Running", (signal) => conversation.runConsole(code, signal));
+    void activity.run("Running", async (signal) => (await conversation()).runConsole(code, signal));
   };
 
   const showMode = (mode: "chat" | "console"): void => {
@@ -84,7 +116,9 @@ function start(): void {
     const s = await session;
     for (const file of chosen) {
       try {
-        view.note(`Uploaded ${await s.upload(file)} to the sandbox.`);
+        const name = await s.upload(file);
+        view.note(`Uploaded ${name} to the sandbox.`);
+        await (await conversation()).nameAfter(name);
       } catch (error) {
         view.note(String(error instanceof Error ? error.message : error), "error");
       }
@@ -116,22 +150,20 @@ function start(): void {
     e.preventDefault();
     if (e.dataTransfer?.files.length) void uploadFiles(e.dataTransfer.files);
   });
-  const { transcript } = conversation;
-  byId("export-json").addEventListener("click", () =>
-    saveText(JSON.stringify(transcript, null, 1), "wasmbox-transcript.json", "application/json"),
+  // The conversation shown, restored history included.
+  const exportAs = (save: (transcript: Transcript) => void) => () => void conversation().then((c) => save(c.transcript));
+  byId("export-json").addEventListener(
+    "click",
+    exportAs((t) => saveText(JSON.stringify(t, null, 1), "wasmbox-transcript.json", "application/json")),
   );
-  byId("export-notebook").addEventListener("click", () =>
-    saveText(JSON.stringify(toNotebook(transcript), null, 1), "wasmbox-session.ipynb", "application/x-ipynb+json"),
+  byId("export-notebook").addEventListener(
+    "click",
+    exportAs((t) => saveText(JSON.stringify(toNotebook(t), null, 1), "wasmbox-session.ipynb", "application/x-ipynb+json")),
   );
 
   performance.mark("wasmbox:input-ready");
-  session.then(
-    ({ sandbox }) => {
-      status.showSandbox(sandbox.state);
-      sandbox.addEventListener("statechange", (e) => status.showSandbox((e as StateChangeEvent).detail.state));
-      performance.mark("wasmbox:sandbox-ready");
-      return refreshFiles();
-    },
+  workspace.start().then(
+    () => performance.mark("wasmbox:sandbox-ready"),
     (error) => view.note(`The sandbox could not start: ${error}`, "error"),
   );
   fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));

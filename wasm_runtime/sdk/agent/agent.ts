@@ -36,6 +36,8 @@ export interface AgentCreateOptions {
   streaming?: StreamingMode | Record<string, StreamingMode>;
   /** Continue this transcript (its turns are shown, not replayed to the model). */
   transcript?: Transcript;
+  /** Continue this model-side conversation (a saved `agent.messages`): the model sees the earlier turns. */
+  messages?: ChatMessage[];
 }
 
 export interface AskOptions {
@@ -100,12 +102,22 @@ export class Agent {
     this.current = options.model;
     this.chat = typeof options.chat === "function" ? options.chat : httpChat(options.chat);
     this.transcript = options.transcript ?? newTranscript(options.model);
+    // Ids stay unique across a restored conversation: the notebook pairs results by call id.
+    this.runs = this.transcript.turns.flatMap((t) => t.parts).filter((p) => p.kind === "executable_code").length;
+    for (const message of options.messages?.slice(1) ?? []) {
+      this.messages.push(structuredClone(message));
+      this.calls += message.role === "assistant" ? (message.tool_calls?.length ?? 0) : 0;
+    }
   }
 
   static async create(options: AgentCreateOptions): Promise<Agent> {
     if (!options || typeof options.sandbox?.execute !== "function") throw new TypeError("Agent.create needs a sandbox");
     if (typeof options.chat !== "function" && typeof options.chat?.baseUrl !== "string") {
       throw new TypeError("Agent.create needs chat: { baseUrl, apiKey? } or a chat function");
+    }
+    const { messages } = options;
+    if (messages !== undefined && (!Array.isArray(messages) || !messages.every((m) => typeof m?.role === "string"))) {
+      throw new TypeError("messages must be a saved agent.messages list");
     }
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);

@@ -10,6 +10,8 @@ export interface PersistedInfo {
   lastUsedAt: number;
   expiresAt: number;
   bytes: number;
+  /** How many runs its history holds. */
+  runs: number;
 }
 
 const known = new Map<string, PersistedInfo>();
@@ -21,6 +23,7 @@ const infoOf = ({
   lastUsedAt,
   expiresAt,
   bytes,
+  history,
 }: SessionRecord): PersistedInfo => ({
   id,
   ...(title !== undefined ? { title } : {}),
@@ -28,6 +31,7 @@ const infoOf = ({
   lastUsedAt,
   expiresAt,
   bytes,
+  runs: history.length,
 });
 
 export function noteRecord(record: SessionRecord): void {

@@ -57,8 +57,29 @@ export async function capture(
   state: SavedState;
   listed: FileInfo[];
   files: Map<string, Uint8Array>;
+}>;
+/** Without `withState`, no variables (a save after a rename or new app data). */
+export async function capture(
+  engine: Engine,
+  paths: Set<string> | "all",
+  withState: boolean,
+): Promise<{
+  state: SavedState | null;
+  listed: FileInfo[];
+  files: Map<string, Uint8Array>;
+}>;
+export async function capture(
+  engine: Engine,
+  paths: Set<string> | "all",
+  withState = true,
+): Promise<{
+  state: SavedState | null;
+  listed: FileInfo[];
+  files: Map<string, Uint8Array>;
 }> {
-  const { state } = await ask(engine, { type: "save-state" }, "state");
+  const state = withState
+    ? (await ask(engine, { type: "save-state" }, "state")).state
+    : null;
   const { files: listed } = await ask(engine, { type: "list-files" }, "files");
   const files = new Map<string, Uint8Array>();
   for (const { path } of listed) {
@@ -99,6 +120,8 @@ export function newRecord(
 export class PersistedSession {
   private readonly dirty = new Set<string>();
   private everything: boolean;
+  /** Whether a run may have changed the variables since the last save. */
+  private stateChanged = true;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -114,6 +137,11 @@ export class PersistedSession {
     for (const path of paths) this.dirty.add(path);
   }
 
+  /** A run happened: the next save pickles the variables again. */
+  markState(): void {
+    this.stateChanged = true;
+  }
+
   /** On the sandbox's queue: what to save now. */
   async snapshot(
     engine: Engine,
@@ -121,9 +149,11 @@ export class PersistedSession {
     appData: unknown,
   ): Promise<SaveBatch> {
     const paths = this.everything ? "all" : new Set(this.dirty);
+    const withState = this.everything || this.stateChanged;
     this.dirty.clear();
     this.everything = false;
-    const { state, listed, files } = await capture(engine, paths);
+    this.stateChanged = false;
+    const { state, listed, files } = await capture(engine, paths, withState);
     const now = Date.now();
     const previous = this.record.files;
     const record: SessionRecord = {
@@ -132,16 +162,18 @@ export class PersistedSession {
       expiresAt: now + this.record.ttlDays * DAY_MS,
       history: [...history],
       files: Object.fromEntries(listed.map((f) => [f.path, f.size])),
-      stateBytes: state.data.byteLength,
-      skipped: state.skipped,
-      packages: state.packages,
+      ...(state && {
+        stateBytes: state.data.byteLength,
+        skipped: state.skipped,
+        packages: state.packages,
+      }),
       appData,
     };
     record.bytes = sizeOf(record);
     const remove = Object.keys(previous).filter(
       (path) => !(path in record.files),
     );
-    return { record, put: files, remove, state: state.data };
+    return { record, put: files, remove, state: state?.data ?? null };
   }
 
   /** Write after the saves before; the record is updated only once the write is committed. */
@@ -172,5 +204,6 @@ export class PersistedSession {
   /** A failed save's files are saved again by the next one. */
   retryFiles(batch: SaveBatch): void {
     this.markFiles(batch.put.keys());
+    if (batch.state) this.stateChanged = true;
   }
 }

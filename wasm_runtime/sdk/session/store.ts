@@ -145,6 +145,23 @@ export async function readState(
   return record && state ? { record, state } : null;
 }
 
+/** Change a saved session's title; returns the record, or null when there is none. */
+export async function retitle(
+  id: string,
+  title: string | undefined,
+): Promise<SessionRecord | null> {
+  const d = await db();
+  const tx = d.transaction("sessions", "readwrite");
+  const record = await tx.store.get(id);
+  if (record) {
+    record.title = title;
+    record.bytes = sizeOf(record);
+    await tx.store.put(record);
+  }
+  await tx.done;
+  return record ?? null;
+}
+
 export async function listSessions(): Promise<SessionRecord[]> {
   return (await db()).getAll("sessions");
 }

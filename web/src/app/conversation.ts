@@ -1,39 +1,40 @@
-// The conversation: the chat's agent and the console's runs, recorded in one transcript.
-import {
-  Agent,
-  newTranscript,
-  recordRun,
-  type ChatFn,
-  type HttpChatOptions,
-  type StreamingMode,
-  type Transcript,
-} from "wasmbox";
+// One conversation: the chat's agent and the console's runs, recorded in one transcript, saved with
+// its sandbox after each activity so a reload brings it back.
+import { Agent, recordRun, type ChatFn, type HttpChatOptions, type StreamingMode, type Transcript } from "wasmbox";
 import type { ChatView } from "../ui/chat-view.js";
+import { titleFrom, type SavedConversation } from "./saved.js";
 import type { Session } from "./session.js";
 
 /** The app's backend proxy: the server keeps the API key. */
 export const PROXY: HttpChatOptions = { baseUrl: "/api" };
 
 export class Conversation {
-  readonly transcript: Transcript = newTranscript(null);
+  readonly transcript: Transcript;
   private agent: Agent | null = null;
-  private consoleRuns = 0;
+  private consoleRuns: number;
 
   constructor(
-    private readonly session: Promise<Session>,
+    readonly session: Promise<Session>,
     private readonly view: ChatView,
     private readonly streaming: () => Record<string, StreamingMode>,
+    private readonly saved: SavedConversation,
     /** The proxy, or on a static host the user's endpoint (read when the first message is sent). */
     private readonly chat: () => HttpChatOptions | ChatFn = () => PROXY,
-  ) {}
+  ) {
+    this.transcript = saved.transcript;
+    // Call ids stay unique across reloads: the notebook pairs results with their code by id.
+    this.consoleRuns = this.transcript.turns.flatMap((t) => t.parts).filter((p) => p.kind === "executable_code").length;
+  }
 
   /** One message to the agent, with the model chosen now (a switch applies from this message on). */
   async send(text: string, model: string, signal: AbortSignal): Promise<void> {
+    await this.nameAfter(text);
     const agent = await this.agentFor(model);
     await agent.ask(text, { signal, onEvent: (event) => this.view.handle(event) });
   }
 
   async runConsole(code: string, signal: AbortSignal): Promise<void> {
+    await this.nameAfter(code);
     const { sandbox } = await this.session;
     const turn = { role: "user" as const, parts: [], at: new Date().toISOString() };
     this.transcript.turns.push(turn);
@@ -44,16 +45,33 @@ export class Conversation {
     });
   }
 
+  /** Keep the transcript and the model's view of it with the sandbox; resolves once written. */
+  async save(): Promise<void> {
+    const { sandbox } = await this.session;
+    if (sandbox.state === "closed") return;
+    const messages = this.agent?.messages ?? this.saved.messages;
+    sandbox.setAppData({ transcript: this.transcript, messages } satisfies SavedConversation);
+    await sandbox.flush();
+  }
+
+  /** An untitled conversation is named after the first thing the user asks or runs. */
+  async nameAfter(text: string): Promise<void> {
+    const { sandbox, persisted } = await this.session;
+    // Saved in the background; a failed save shows through the sandbox's savefailed event.
+    if (persisted && sandbox.title === undefined) void sandbox.rename(titleFrom(text)).catch(() => undefined);
+  }
+
   private async agentFor(model: string): Promise<Agent> {
     if (!this.agent) {
       const { sandbox } = await this.session;
-      this.transcript.model = model;
+      this.transcript.model ??= model;
       this.agent = await Agent.create({
         sandbox,
         model,
         chat: this.chat(),
         streaming: this.streaming(),
         transcript: this.transcript,
+        messages: this.saved.messages,
       });
     }
     this.agent.model = model;

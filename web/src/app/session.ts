@@ -1,5 +1,5 @@
-// The page's one sandbox: started at load, shared by the chat and the console, so variables and
-// files carry over between them and across turns.
+// A conversation's sandbox: persisted (files, variables and the conversation saved in this
+// browser after each run), shared by the chat and the console so variables and files carry over.
 import { Sandbox, type FileInfo, type StartProgress } from "wasmbox";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
@@ -12,13 +12,30 @@ export const RUN_TIMEOUT_MS = ((): number => {
   return Number.isFinite(asked) && asked >= 1_000 && asked <= 600_000 ? asked : 30_000;
 })();
 
-export class Session {
-  private constructor(readonly sandbox: Sandbox) {}
+type OnProgress = (progress: StartProgress) => void;
 
-  static async start(onProgress: (progress: StartProgress) => void): Promise<Session> {
+/** Saving needs IndexedDB and the Web Locks API (one writer per conversation across tabs). */
+const canPersist = (): boolean => typeof indexedDB !== "undefined" && navigator.locks !== undefined;
+
+export class Session {
+  private constructor(
+    readonly sandbox: Sandbox,
+    /** False where this browser cannot save (no IndexedDB or Web Locks): the page says so. */
+    readonly persisted: boolean,
+  ) {}
+
+  /** A new conversation's sandbox; unsaved where the browser refuses storage. */
+  static async start(onProgress: OnProgress): Promise<Session> {
     // Data questions nearly always import these: the spare loads them while the user types.
     void Sandbox.warmup({ packages: WARM_PACKAGES });
-    return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress }));
+    const persist = canPersist();
+    return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress, persist }), persist);
+  }
+
+  /** A saved conversation's sandbox, with its files and variables back (SessionLocked if open elsewhere). */
+  static async resume(id: string, onProgress: OnProgress): Promise<Session> {
+    void Sandbox.warmup({ packages: WARM_PACKAGES });
+    return new Session(await Sandbox.resume(id, { onProgress }), true);
   }
 
   listFiles(): Promise<FileInfo[]> {

@@ -1,5 +1,5 @@
 // The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
-import type { AgentEvent, ExecutionResult, Turn } from "wasmbox";
+import type { AgentEvent, ExecutionResult, Transcript, Turn } from "wasmbox";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { renderMarkdown } from "./markdown.js";
@@ -42,6 +42,30 @@ export class ChatView {
       case "notice":
         return this.note(event.text);
     }
+  }
+
+  /** Empty the view (another conversation is opening). */
+  clear(): void {
+    this.root.replaceChildren();
+    this.turnElement = null;
+    this.liveText = null;
+    this.liveOutputs.clear();
+  }
+
+  /** A saved conversation as it was shown: its turns, code and results. */
+  showTranscript(transcript: Transcript): void {
+    for (const turn of transcript.turns) {
+      this.startTurn(turn.role === "user" ? turn : { ...turn, parts: [] }); // draws a user's text
+      for (const part of turn.parts) {
+        if (part.kind === "text" && turn.role === "model") this.container().append(h("div", { class: "model-text" }, renderMarkdown(part.text)));
+        else if (part.kind === "executable_code") this.showCode(part.callId, part.code);
+        else if (part.kind === "code_execution_result") this.showResult(part.callId, part.result);
+      }
+    }
+    // A run the page was closed during has no result.
+    for (const live of this.liveOutputs.values()) live.replaceWith(h("p", { class: "note" }, "This run did not finish before the page closed."));
+    this.liveOutputs.clear();
+    this.turnElement = null;
   }
 
   /** Console runs share the view: the code, then its result. */
