@@ -51,6 +51,14 @@ def reload(app_page: AppPage) -> Page:
     return page
 
 
+def address(page: Page, other_than: str = "") -> str:
+    """The page's address once it names a saved conversation (other than `other_than`)."""
+    page.wait_for_function(
+        "old => location.hash.length > 1 && location.href !== old", arg=other_than
+    )
+    return page.url
+
+
 def conversations(page: Page) -> Locator:
     return page.get_by_role("list", name="Conversations").get_by_role("listitem")
 
@@ -62,11 +70,10 @@ def test_plot_those_same_numbers_after_a_reload(
     app_page.open(agent_app).ask("Compute the squares of 1 to 7")
     page = app_page.page
     wait_saved(page, 2)
-    address = page.url
-    assert "#" in address
+    saved_at = address(page)
 
     page = reload(app_page)
-    assert page.url == address
+    assert page.url == saved_at
     # The transcript, the files and the variables are back.
     assert page.get_by_text("The squares are 1, 4, 9, 16, 25, 36, 49.").is_visible()
     assert "[1, 4, 9, 16, 25, 36, 49]" in page.get_by_label("stdout").first.inner_text()
@@ -111,10 +118,10 @@ def test_new_chat_and_reopen_keep_each_conversation_apart(
     app_page.open(agent_app)
     console(app_page, "x = 5")
     page = app_page.page
-    first = page.url
+    first = address(page)
     page.get_by_role("button", name="New chat").click()
     page.get_by_text("Sandbox: ready").wait_for(timeout=READY_TIMEOUT_MS)
-    assert page.url != first
+    address(page, other_than=first)
     assert page.get_by_role("log").get_by_text("x = 5").count() == 0
     console(app_page, "print('x' in globals())")
     assert page.get_by_label("stdout").last.inner_text().strip() == "False"
@@ -165,12 +172,12 @@ def test_rename_and_delete_from_the_list(app_page: AppPage, agent_app: str) -> N
     assert page.get_by_label("stdout").last.inner_text().strip() == "2"
 
     # Deleting the open conversation opens a new, empty one.
-    before = page.url
+    before = address(page)
     page.get_by_role("button", name="Delete Second").click()
     page.get_by_role("group", name="Delete Second?").get_by_role(
         "button", name="Delete", exact=True
     ).click()
-    page.wait_for_function("url => location.href !== url", arg=before)
+    address(page, other_than=before)
     page.get_by_text("Sandbox: ready").wait_for(timeout=READY_TIMEOUT_MS)
     console(app_page, "print('b' in globals())")
     assert page.get_by_label("stdout").last.inner_text().strip() == "False"

@@ -119,13 +119,20 @@ export class Workspace {
     this.view.showTranscript(saved.transcript);
     if (sandbox.resumeReport && sandbox.history.length) this.view.note(restoredNote(sandbox.resumeReport));
     if (!session.persisted) this.view.note("This browser cannot save conversations here (no IndexedDB or Web Locks): this one ends with the page.");
-    history.replaceState(null, "", this.id ? `#${encodeURIComponent(this.id)}` : location.pathname + location.search);
+    history.replaceState(null, "", location.pathname + location.search);
+    // Named in the address once saved, so a reload before the first save starts afresh quietly.
+    if (this.id) void this.nameInAddress(sandbox);
     sandbox.addEventListener("savefailed", (e) =>
       this.hooks.note(`Saving failed: ${message((e as CustomEvent<{ error: Error }>).detail.error)}`, "error"),
     );
     this.hooks.opened(session);
     this.hooks.listChanged();
     return conversation;
+  }
+
+  private async nameInAddress(sandbox: Sandbox): Promise<void> {
+    await sandbox.flush().catch(() => undefined);
+    if (this.id === sandbox.id) history.replaceState(null, "", `#${encodeURIComponent(sandbox.id)}`);
   }
 
   private async session(id: string | null, quiet: boolean): Promise<Session> {
