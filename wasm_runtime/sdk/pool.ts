@@ -12,14 +12,11 @@ const spares = new Map<string, Promise<Engine>>();
 // replacement after a hard kill is still ready soon.
 const REFILL_POLL_MS = 100;
 const REFILL_MAX_DELAY_MS = 1_500;
-let anyBusy: () => boolean = () => false;
 
-/** How the pool asks whether a sandbox is starting or running code (set by the registry). */
-export function setBusyCheck(check: () => boolean): void {
-  anyBusy = check;
-}
+/** Whether any sandbox of the page is starting or running code: the claimer knows, the pool asks. */
+export type BusyCheck = () => boolean;
 
-function refillWhenIdle(frameUrl: string): void {
+function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck): void {
   const latest = performance.now() + REFILL_MAX_DELAY_MS;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
@@ -49,13 +46,13 @@ function refill(frameUrl: string, packages: string[] = []): void {
   );
 }
 
-/** A booted engine: the spare when there is one; a new spare starts once the page is idle. */
-export async function claimEngine(frameUrl: string): Promise<Engine> {
+/** A booted engine: the spare when there is one; a new spare starts once `anyBusy` says the page is idle. */
+export async function claimEngine(frameUrl: string, anyBusy: BusyCheck): Promise<Engine> {
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;
   if (!engine || !engine.alive) engine = await Engine.start(frameUrl);
-  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl);
+  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, anyBusy);
   return engine;
 }
 

@@ -48,7 +48,7 @@ import {
   type Settings,
   type StartProgress,
 } from "./options.js";
-import { claimEngine, dropSpare, warmSpare, setBusyCheck } from "./pool.js";
+import { claimEngine, dropSpare, warmSpare } from "./pool.js";
 import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
@@ -56,12 +56,8 @@ import { watchRun } from "./watchdog.js";
 /** The sandbox's files (the worker's script); the SDK writes the frame's document (frame-doc.ts). */
 const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
 const registry = new Map<string, Sandbox>();
-// Starting (configuring a claimed engine, or booting one) is work too.
-setBusyCheck(() =>
-  [...registry.values()].some(
-    ({ state }) => state === "busy" || state === "starting",
-  ),
-);
+// Starting (configuring a claimed engine, or booting one) is work too: the next spare waits for it.
+const anySandboxBusy = (): boolean => [...registry.values()].some(({ state }) => state === "busy" || state === "starting");
 
 // Expired persisted sandboxes go at start-up, before the page lists or resumes any.
 await loadCatalog();
@@ -632,7 +628,7 @@ export class Sandbox extends EventTarget {
     if (this.current !== "closed") this.setState("starting");
     this.engine = null;
     const [engine, saved] = await Promise.all([
-      claimEngine(FRAME_URL),
+      claimEngine(FRAME_URL, anySandboxBusy),
       restart && this.persisted
         ? this.persisted.lastSaved().catch(() => null)
         : null,

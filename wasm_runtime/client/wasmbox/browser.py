@@ -14,10 +14,8 @@ from typing import Any, Literal
 BrowserName = Literal["chromium", "firefox", "webkit"]
 BROWSERS: tuple[BrowserName, ...] = ("chromium", "firefox", "webkit")
 
-# Chromium 156 builds its omnibox popup, a WebUI page, for every new tab: about a core-second
-# of CPU each time (seen in a trace), so on 2 cores each test page and each benchmark visit shared
-# the machine with it (a repeat visit's first result: about 1.0 s with it, 0.7-0.8 s without).
-# Puppeteer disables these by default for the same reason.
+# Chromium builds its omnibox popup, a WebUI page, for every new tab, and that CPU competes with
+# the page being measured; Puppeteer disables these by default for the same reason.
 BROWSER_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 # Chromium keeps only the last `--disable-features` and Playwright passes its own list first, so
 # ours repeats Playwright's (tests/browser/test_browser_launch.py checks it still covers it).
