@@ -33,9 +33,17 @@ await Promise.all([
     entryPoints: [join(runtime, "sdk", "index.ts")],
     format: "esm",
     outfile: join(out, "sdk", "wasmbox.js"),
-    define: { __WASMBOX_FRAME_SCRIPT__: JSON.stringify(frameScript), __WASMBOX_FRAME_SHA256__: JSON.stringify(frameHash) },
+    define: {
+      __WASMBOX_FRAME_SCRIPT__: JSON.stringify(frameScript),
+      __WASMBOX_FRAME_SHA256__: JSON.stringify(frameHash),
+    },
   }),
   writeFile(join(out, "sandbox", "frame.js"), frameScript),
-  build({ ...common, entryPoints: [join(runtime, "sandbox", "worker.ts")], format: "iife", outfile: join(out, "sandbox", "worker.js") }),
+  build({
+    ...common,
+    entryPoints: [join(runtime, "sandbox", "worker.ts")],
+    format: "iife",
+    outfile: join(out, "sandbox", "worker.js"),
+  }),
   copyFile(join(runtime, "sandbox", "frame.html"), join(out, "sandbox", "frame.html")),
 ]);

@@ -16,14 +16,39 @@ const sdkAt = (path) => ({
     b.onResolve({ filter: /^wasmbox$/ }, () => ({ path, external: true }));
   },
 });
-const common = { bundle: true, format: "esm", target: "es2022", sourcemap: true, minify: true, legalComments: "none", logLevel: "warning" };
+const common = {
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  sourcemap: true,
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+};
 
 await Promise.all(["app", "embed", "sw", "pyscript"].map((d) => rm(join(out, d), { recursive: true, force: true })));
 await Promise.all([
-  build({ ...common, entryPoints: [join(root, "web", "src", "main.ts")], outfile: join(out, "app", "app.js"), plugins: [sdkAt("../sdk/wasmbox.js")] }),
-  build({ ...common, entryPoints: [join(root, "web", "src", "embed", "embed.ts")], outfile: join(out, "embed", "embed.js"), plugins: [sdkAt("./sdk/wasmbox.js")] }),
+  build({
+    ...common,
+    entryPoints: [join(root, "web", "src", "main.ts")],
+    outfile: join(out, "app", "app.js"),
+    plugins: [sdkAt("../sdk/wasmbox.js")],
+  }),
+  build({
+    ...common,
+    entryPoints: [join(root, "web", "src", "embed", "embed.ts")],
+    outfile: join(out, "embed", "embed.js"),
+    plugins: [sdkAt("./sdk/wasmbox.js")],
+  }),
   // backend/offline.py writes the precache list and cache name into its placeholders.
-  build({ ...common, sourcemap: false, format: "iife", define: { "process.env.NODE_ENV": JSON.stringify("production") }, entryPoints: [join(root, "web", "src", "sw", "sw.ts")], outfile: join(out, "sw", "sw.js") }),
+  build({
+    ...common,
+    sourcemap: false,
+    format: "iife",
+    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    entryPoints: [join(root, "web", "src", "sw", "sw.ts")],
+    outfile: join(out, "sw", "sw.js"),
+  }),
 ]);
 
 // @pyscript/core as npm ships it (its own build), for the PyScript example: served from the

@@ -37,7 +37,10 @@ export const toolCall = (code: string, id = "call_x", index = 0): ChatDelta[] =>
   const args = JSON.stringify({ code });
   const half = Math.floor(args.length / 2);
   return [
-    { content: null, tool_calls: [{ index, id, type: "function", function: { name: "run_python", arguments: args.slice(0, half) } }] },
+    {
+      content: null,
+      tool_calls: [{ index, id, type: "function", function: { name: "run_python", arguments: args.slice(0, half) } }],
+    },
     { tool_calls: [{ index, function: { arguments: args.slice(half) } }] },
     { finishReason: "tool_calls" },
   ];
@@ -64,7 +67,10 @@ export function okResult(stdout: string, outcome: ExecutionResult["outcome"] = "
 export class RecordingSandbox implements AgentSandbox {
   readonly ran: string[] = [];
 
-  async execute(code: string, options: { signal?: AbortSignal; onStdout?: (t: string) => void }): Promise<ExecutionResult> {
+  async execute(
+    code: string,
+    options: { signal?: AbortSignal; onStdout?: (t: string) => void },
+  ): Promise<ExecutionResult> {
     this.ran.push(code);
     if (code === "hang") {
       await new Promise<void>((resolve) => options.signal?.addEventListener("abort", () => resolve(), { once: true }));

@@ -5,7 +5,10 @@ import { Agent, type AgentEvent } from "../../wasm_runtime/sdk/agent/agent.js";
 import { ChatError, type ChatDelta, type ChatRequest } from "../../wasm_runtime/sdk/agent/chat-types.js";
 import { RecordingSandbox, ScriptedChat, text, toolCall } from "./agent-support.js";
 
-async function agentWith(chat: ScriptedChat, options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {}) {
+async function agentWith(
+  chat: ScriptedChat,
+  options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {},
+) {
   const sandbox = new RecordingSandbox();
   const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, system: "be brief", ...options });
   return { agent, sandbox };
@@ -262,7 +265,7 @@ test("Agent.create checks its options", async () => {
   await assert.rejects(Agent.create({ sandbox, model: "m", chat: { baseUrl: "/api" }, maxSteps: 0 }), /maxSteps/);
 });
 
-test("a server that refuses content: null beside tool calls (Ollama) is sent \"\" from then on", async () => {
+test('a server that refuses content: null beside tool calls (Ollama) is sent "" from then on', async () => {
   const ollamaLike = (reply: ChatDelta[]) =>
     async function* (request: ChatRequest): AsyncGenerator<ChatDelta> {
       if (request.messages.some((m) => m.role === "assistant" && m.content === null)) {
@@ -270,7 +273,12 @@ test("a server that refuses content: null beside tool calls (Ollama) is sent \"\
       }
       yield* reply;
     };
-  const chat = new ScriptedChat(toolCall("1"), ollamaLike(toolCall("2")), ollamaLike(toolCall("2")), ollamaLike(text("ok")));
+  const chat = new ScriptedChat(
+    toolCall("1"),
+    ollamaLike(toolCall("2")),
+    ollamaLike(toolCall("2")),
+    ollamaLike(text("ok")),
+  );
   const { agent, sandbox } = await agentWith(chat);
   assert.equal((await agent.ask("x")).finish, "answer");
   assert.deepEqual(sandbox.ran, ["1", "2"]);
@@ -295,7 +303,13 @@ test("llama-cpp-python's 500 for content: null beside tool calls, through the pr
   assert.equal((await agent.ask("x")).finish, "answer");
   assert.deepEqual(sandbox.ran, ["1"]);
   assert.equal(chat.requests.length, 3);
-  assert.deepEqual(chat.requests.at(-1)?.messages.filter((m) => m.role === "assistant").map((m) => m.content), [""]);
+  assert.deepEqual(
+    chat.requests
+      .at(-1)
+      ?.messages.filter((m) => m.role === "assistant")
+      .map((m) => m.content),
+    [""],
+  );
 });
 
 test("a 400 unrelated to null content is not retried", async () => {

@@ -10,14 +10,19 @@ const request = (stream: boolean): ChatRequest => ({ model: "m", messages: [{ ro
 const sse = (...events: unknown[]): string =>
   events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
 
-const chunk = (delta: object, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) => ({
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 interface Sent {
   url: string;
   init: RequestInit;
 }
 
-function fakeFetch(body: string, init: ResponseInit & { contentType?: string } = {}): { fetch: typeof fetch; sent: Sent[] } {
+function fakeFetch(
+  body: string,
+  init: ResponseInit & { contentType?: string } = {},
+): { fetch: typeof fetch; sent: Sent[] } {
   const sent: Sent[] = [];
   const fetch = async (url: string | URL | Request, requestInit?: RequestInit): Promise<Response> => {
     sent.push({ url: String(url), init: requestInit ?? {} });
@@ -34,7 +39,9 @@ async function collect(chat: ReturnType<typeof httpChat>, stream = true): Promis
 }
 
 test("a stream is read as deltas, to the endpoint under baseUrl, with the key", async () => {
-  const { fetch, sent } = fakeFetch(sse(chunk({ content: "Hel" }), chunk({ content: "lo" }), chunk({}, "stop"), "[DONE]"));
+  const { fetch, sent } = fakeFetch(
+    sse(chunk({ content: "Hel" }), chunk({ content: "lo" }), chunk({}, "stop"), "[DONE]"),
+  );
   const deltas = await collect(httpChat({ baseUrl: "http://h/v1/", apiKey: "k", fetch }));
   assert.equal(deltas.map((d) => d.content ?? "").join(""), "Hello");
   assert.equal(sent[0]?.url, "http://h/v1/chat/completions");
@@ -62,7 +69,9 @@ test("an error event in the stream (the proxy's, after a cut) keeps the server's
 });
 
 test("a stream the proxy ended for a stalled model says so, with the timeout's hint", async () => {
-  const error = { error: { type: "upstream_timeout", message: "the LLM server sent nothing but keep-alives for 300 s" } };
+  const error = {
+    error: { type: "upstream_timeout", message: "the LLM server sent nothing but keep-alives for 300 s" },
+  };
   const { fetch } = fakeFetch(`: ping\r\n\r\n${sse(error)}`);
   await assert.rejects(
     collect(httpChat({ baseUrl: "/api", fetch })),
@@ -75,12 +84,18 @@ test("an HTTP error carries status, code, Retry-After and a hint", async () => {
   const { fetch } = fakeFetch(body, { status: 429, contentType: "application/json", headers: { "Retry-After": "7" } });
   await assert.rejects(
     collect(httpChat({ baseUrl: "/api", fetch })),
-    (e: ChatError) => e.type === "http" && e.status === 429 && e.code === "rate_limited" && e.hint === "Wait 7 s, then send the message again.",
+    (e: ChatError) =>
+      e.type === "http" &&
+      e.status === 429 &&
+      e.code === "rate_limited" &&
+      e.hint === "Wait 7 s, then send the message again.",
   );
 });
 
 test("the proxy's empty-stream answer is an http error with code upstream_malformed", async () => {
-  const body = JSON.stringify({ error: { type: "upstream_malformed", code: "upstream_malformed", message: "the LLM server sent an empty stream" } });
+  const body = JSON.stringify({
+    error: { type: "upstream_malformed", code: "upstream_malformed", message: "the LLM server sent an empty stream" },
+  });
   const { fetch } = fakeFetch(body, { status: 502, contentType: "application/json" });
   await assert.rejects(collect(httpChat({ baseUrl: "/api", fetch })), { type: "http", code: "upstream_malformed" });
 });
@@ -89,7 +104,10 @@ test("an unreachable server is a network error that says where", async () => {
   const fetch = (async () => {
     throw new TypeError("fetch failed");
   }) as unknown as typeof globalThis.fetch;
-  await assert.rejects(collect(httpChat({ baseUrl: "http://nowhere/v1", fetch })), (e: ChatError) => e.type === "network" && /nowhere/.test(e.message));
+  await assert.rejects(
+    collect(httpChat({ baseUrl: "http://nowhere/v1", fetch })),
+    (e: ChatError) => e.type === "network" && /nowhere/.test(e.message),
+  );
 });
 
 test("a non-streamed answer is one delta with its tool calls indexed (content null allowed)", async () => {

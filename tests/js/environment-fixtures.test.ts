@@ -26,7 +26,9 @@ for (const name of names) {
 
 test("an environment without its loader log is refused", () => {
   const fixture = JSON.parse(readFileSync(new URL(names[0]!, DIR), "utf8")) as Record<string, unknown>;
-  const fromWorker = Object.fromEntries(Object.entries(fixture).filter(([key]) => !["mode", "modeReason", "storage"].includes(key)));
+  const fromWorker = Object.fromEntries(
+    Object.entries(fixture).filter(([key]) => !["mode", "modeReason", "storage"].includes(key)),
+  );
   assert.equal(v.safeParse(EnvironmentSchema, fromWorker).success, true);
   delete fromWorker.log;
   assert.equal(v.safeParse(EnvironmentSchema, fromWorker).success, false);

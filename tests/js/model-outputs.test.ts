@@ -20,7 +20,9 @@ interface Fixture {
 const files = readdirSync(FOLDER).filter((name) => name.endsWith(".json"));
 
 test("the fixture folder has outputs in every form", () => {
-  const forms = new Set(files.map((name) => (JSON.parse(readFileSync(join(FOLDER, name), "utf8")) as Fixture).expect.form));
+  const forms = new Set(
+    files.map((name) => (JSON.parse(readFileSync(join(FOLDER, name), "utf8")) as Fixture).expect.form),
+  );
   for (const form of FORMS) assert.ok(forms.has(form), `no fixture of form ${form}`);
 });
 
@@ -34,7 +36,10 @@ for (const name of files) {
       type: "function",
       function: {
         name: call.function.name,
-        arguments: typeof call.function.arguments === "string" ? call.function.arguments : JSON.stringify(call.function.arguments),
+        arguments:
+          typeof call.function.arguments === "string"
+            ? call.function.arguments
+            : JSON.stringify(call.function.arguments),
       },
     }));
     const reply = classifyReply(fixture.content ?? "", calls);

@@ -29,7 +29,9 @@ test("functions.run_python: with broken JSON is a problem, with nothing after it
 
 test("arguments sent twice back to back (a server's streaming bug) are read once", () => {
   const args = JSON.stringify({ code: "print(1)" });
-  const reply = classifyReply("", [{ id: "a", type: "function", function: { name: "run_python", arguments: args + args } }]);
+  const reply = classifyReply("", [
+    { id: "a", type: "function", function: { name: "run_python", arguments: args + args } },
+  ]);
   assert.deepEqual(reply.calls, [{ code: "print(1)" }]);
 });
 
@@ -45,7 +47,9 @@ test("prose, inline code and unrelated JSON are an answer", () => {
 });
 
 test("Python triple-quoted code inside a Hermes call is read as written", () => {
-  const reply = classifyReply('<tool_call>\n{"name": "run_python", "arguments": {"code": """\nx = "a\\nb"\nprint(x)\n"""}}\n</tool_call>');
+  const reply = classifyReply(
+    '<tool_call>\n{"name": "run_python", "arguments": {"code": """\nx = "a\\nb"\nprint(x)\n"""}}\n</tool_call>',
+  );
   assert.equal(reply.form, "hermes");
   assert.deepEqual(reply.calls, [{ code: '\nx = "a\\nb"\nprint(x)\n' }]);
 });

@@ -23,8 +23,25 @@ test("file bytes over the cap are refused as `data`", () => {
 });
 
 test("a nested field is named by its path", () => {
-  const result = { outcome: "OUTCOME_OK", stdout: "", stderr: "", truncated: false, value: null, displays: [], files: [], error: null, policy: null };
-  const audit = { codeSha256: "", filesRead: [42], filesWritten: [], networkAttempts: [], importedModules: [], peakMemoryBytes: null };
+  const result = {
+    outcome: "OUTCOME_OK",
+    stdout: "",
+    stderr: "",
+    truncated: false,
+    value: null,
+    displays: [],
+    files: [],
+    error: null,
+    policy: null,
+  };
+  const audit = {
+    codeSha256: "",
+    filesRead: [42],
+    filesWritten: [],
+    networkAttempts: [],
+    importedModules: [],
+    peakMemoryBytes: null,
+  };
   const parsed = parseWorkerMessage({ type: "result", id: 1, result: { ...result, audit } });
   assert.ok(!parsed.ok);
   assert.equal(parsed.refusal.field, "result.audit.filesRead.0");

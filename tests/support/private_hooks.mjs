@@ -25,7 +25,9 @@ console.log(
     module: ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo"].filter((n) => n in module),
     api: typeof pyodide._api === "object",
     onFatalCalled: /API\.on_fatal&&API\.on_fatal\(/.test(asm),
-    loadSnapshotOption: asm.includes("_loadSnapshot") || readFileSync(require.resolve("pyodide/pyodide.mjs"), "utf8").includes("_loadSnapshot"),
+    loadSnapshotOption:
+      asm.includes("_loadSnapshot") ||
+      readFileSync(require.resolve("pyodide/pyodide.mjs"), "utf8").includes("_loadSnapshot"),
     python: JSON.parse(python),
   }),
 );

@@ -106,7 +106,13 @@ export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Ui
 export type HostMessage = WorkerRequest | RuntimeFileReply;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
-export const BOOT_FILES = ["manifest.json", "pyodide-lock.json", "python_stdlib.zip", "pyodide.asm.wasm", "snapshot.bin"];
+export const BOOT_FILES = [
+  "manifest.json",
+  "pyodide-lock.json",
+  "python_stdlib.zip",
+  "pyodide.asm.wasm",
+  "snapshot.bin",
+];
 
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.

@@ -32,6 +32,9 @@ export function failsOnlyTheRequest(pyodide: PyodideInterface | null, error: unk
  */
 export function isStrayInterrupt(error: unknown): boolean {
   return (
-    typeof error === "object" && error !== null && (error as { type?: unknown }).type === "KeyboardInterrupt" && (error as Error).name === "PythonError"
+    typeof error === "object" &&
+    error !== null &&
+    (error as { type?: unknown }).type === "KeyboardInterrupt" &&
+    (error as Error).name === "PythonError"
   );
 }

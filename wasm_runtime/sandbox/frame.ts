@@ -37,7 +37,9 @@ function fields(data: unknown): Record<string, unknown> {
 
 function isStart(data: unknown): data is FrameStart {
   const { type, script, runtimeUrl } = fields(data);
-  return type === "start" && script instanceof Blob && typeof runtimeUrl === "string" && /^https?:\/\//.test(runtimeUrl);
+  return (
+    type === "start" && script instanceof Blob && typeof runtimeUrl === "string" && /^https?:\/\//.test(runtimeUrl)
+  );
 }
 
 function isInterrupt(data: unknown): data is FrameRequest {

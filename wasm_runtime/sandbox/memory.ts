@@ -12,7 +12,6 @@ const MALLINFO_FIELDS = 10; // struct mallinfo: ten size_t (4 bytes each on wasm
 const IN_USE_FIELD = 7; // uordblks: bytes in allocated chunks
 const MAPPED_FIELD = 4; // hblkhd: bytes in chunks taken with mmap
 
-
 /** Bytes of the worker's WebAssembly memory: what the tab pays for it. */
 export function memoryBytes(pyodide: PyodideInterface): number {
   return moduleOf(pyodide).HEAP8.length;

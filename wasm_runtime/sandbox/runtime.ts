@@ -12,7 +12,10 @@ declare function importScripts(...urls: string[]): void;
 export const WORKDIR = "/home/pyodide";
 /** Made by `wasmbox build` (wasm_runtime/builder/snapshot.py). */
 const SNAPSHOT_FILE = "snapshot.bin";
-const quiet = { messageCallback: (m: string) => void loaderLog.push(m), errorCallback: (m: string) => void loaderLog.push(m) };
+const quiet = {
+  messageCallback: (m: string) => void loaderLog.push(m),
+  errorCallback: (m: string) => void loaderLog.push(m),
+};
 export { quiet as loaderSinks };
 
 interface Manifest {
@@ -50,7 +53,11 @@ export interface Runtime {
 
 /** Boot from the build's start-up snapshot (several times faster), or from scratch without one. */
 async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<PyodideInterface> {
-  const config = { indexURL: runtimeUrl, stdout: (l: string) => void loaderLog.push(l), stderr: (l: string) => void loaderLog.push(l) };
+  const config = {
+    indexURL: runtimeUrl,
+    stdout: (l: string) => void loaderLog.push(l),
+    stderr: (l: string) => void loaderLog.push(l),
+  };
   try {
     return await loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) });
   } catch (error) {
@@ -62,7 +69,9 @@ async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Pro
 export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<Runtime> {
   // The SDK's worker script already holds Pyodide's loader (sdk/frame-doc.ts); older hosts did not.
   if (typeof loadPyodide !== "function") importScripts(new URL("pyodide.js", runtimeUrl).href);
-  const manifestRead = fileBytes("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest);
+  const manifestRead = fileBytes("manifest.json").then(
+    (bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest,
+  );
   const [pyodide, manifest, wheel] = await Promise.all([
     bootPyodide(runtimeUrl, fileBytes),
     manifestRead,

@@ -26,17 +26,11 @@ const toPlain = <T>(proxy: PyProxy): T => {
 function packagesOf(runtime: Runtime, modules: string[]): string[] {
   const loaded = new Set(modules);
   return Object.entries(runtime.manifest.packages)
-    .filter(
-      ([name, p]) =>
-        name !== PICKLER && (p.imports ?? []).some((m) => loaded.has(m)),
-    )
+    .filter(([name, p]) => name !== PICKLER && (p.imports ?? []).some((m) => loaded.has(m)))
     .map(([name]) => name);
 }
 
-export async function saveState(
-  runtime: Runtime,
-  kernel: PyProxy,
-): Promise<SavedState> {
+export async function saveState(runtime: Runtime, kernel: PyProxy): Promise<SavedState> {
   await runtime.pyodide.loadPackage([PICKLER], loaderSinks);
   const out = toPlain<PyStateOut>(kernel.save_state() as PyProxy);
   return {

@@ -1,6 +1,13 @@
 // The sandbox worker: boots Pyodide and the kernel, then serves the host's requests in order.
 import type { PyProxy } from "pyodide/ffi";
-import type { Environment, ErrorInfo, HostMessage, WorkerMessage, WorkerReply, WorkerRequest } from "../protocol/types.js";
+import type {
+  Environment,
+  ErrorInfo,
+  HostMessage,
+  WorkerMessage,
+  WorkerReply,
+  WorkerRequest,
+} from "../protocol/types.js";
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
@@ -55,7 +62,9 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       switch (request.type) {
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
-          void preloadPackages(runtime, request.packages, noCell).catch((e: unknown) => void loaderLog.push(`preload: ${e}`));
+          void preloadPackages(runtime, request.packages, noCell).catch(
+            (e: unknown) => void loaderLog.push(`preload: ${e}`),
+          );
           return post({ type: "done", id });
         case "rehearse":
           await rehearse(runtime, request.exercise, () => waiting > 0);
@@ -67,7 +76,9 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
           // A preload still under way pauses until the cell is over (a package it is loading
           // now is waited for by the cell's own import of it, through Pyodide's package lock).
-          const running = runCell(runtime, kernel, request, interrupts, post).then((result) => post({ type: "result", id, result }));
+          const running = runCell(runtime, kernel, request, interrupts, post).then((result) =>
+            post({ type: "result", id, result }),
+          );
           cell = running;
           return await running;
         }
@@ -133,7 +144,11 @@ self.onmessage = (event: MessageEvent<Boot>) => {
   self.onmessage = null;
   const missing = missingGuarantee();
   if (missing) {
-    const error = { name: "IsolationUnavailable", message: `wasmbox refuses to run code here: ${missing}`, traceback: "" };
+    const error = {
+      name: "IsolationUnavailable",
+      message: `wasmbox refuses to run code here: ${missing}`,
+      traceback: "",
+    };
     event.data.port.postMessage({ type: "fatal", error } satisfies WorkerMessage);
     return;
   }

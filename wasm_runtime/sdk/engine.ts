@@ -1,6 +1,14 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
-import type { ErrorInfo, FrameRequest, FrameStart, RuntimeFileReply, StreamName, WorkerReply, WorkerRequest } from "../protocol/types.js";
+import type {
+  ErrorInfo,
+  FrameRequest,
+  FrameStart,
+  RuntimeFileReply,
+  StreamName,
+  WorkerReply,
+  WorkerRequest,
+} from "../protocol/types.js";
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
@@ -79,7 +87,11 @@ export class Engine {
       };
       const sendScript = () =>
         script.then(
-          (blob) => iframe.contentWindow?.postMessage({ type: "start", script: blob, runtimeUrl: RUNTIME_URL } satisfies FrameStart, "*"),
+          (blob) =>
+            iframe.contentWindow?.postMessage(
+              { type: "start", script: blob, runtimeUrl: RUNTIME_URL } satisfies FrameStart,
+              "*",
+            ),
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
       const timer = setTimeout(() => fail("boot timed out"), BOOT_TIMEOUT_MS);
@@ -150,8 +162,19 @@ export class Engine {
 
   private sendRuntimeFile(fetchId: number, file: string): void {
     runtimeFile(file).then(
-      (data) => this.alive && this.port.postMessage({ type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply, [data.buffer]),
-      (error: unknown) => this.alive && this.port.postMessage({ type: "runtime-file", fetchId, data: null, error: String(error) } satisfies RuntimeFileReply),
+      (data) =>
+        this.alive &&
+        this.port.postMessage({ type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply, [
+          data.buffer,
+        ]),
+      (error: unknown) =>
+        this.alive &&
+        this.port.postMessage({
+          type: "runtime-file",
+          fetchId,
+          data: null,
+          error: String(error),
+        } satisfies RuntimeFileReply),
     );
   }
 

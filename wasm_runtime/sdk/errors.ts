@@ -13,12 +13,7 @@
 // Bad arguments are refused before anything is sent, with the standard TypeError / RangeError.
 
 export type SandboxErrorType =
-  | "protocol"
-  | "limit_exceeded"
-  | "request_failed"
-  | "runtime_died"
-  | "closed"
-  | "start_failed";
+  "protocol" | "limit_exceeded" | "request_failed" | "runtime_died" | "closed" | "start_failed";
 
 export interface SandboxErrorDetails {
   /** The worker's error name (e.g. "FileNotFoundError"), for "request_failed" and "runtime_died". */

@@ -43,8 +43,13 @@ const workerScripts = new Map<string, Promise<Blob>>();
 export function workerScript(sandboxUrl: string): Promise<Blob> {
   let script = workerScripts.get(sandboxUrl);
   if (!script) {
-    script = Promise.all([runtimeFile("pyodide.asm.js"), runtimeFile("pyodide.js"), sandboxFile(sandboxUrl, "worker.js")]).then(
-      ([asm, loader, worker]) => new Blob([asm as BlobPart, "\n;\n", loader as BlobPart, "\n;\n", worker], { type: "text/javascript" }),
+    script = Promise.all([
+      runtimeFile("pyodide.asm.js"),
+      runtimeFile("pyodide.js"),
+      sandboxFile(sandboxUrl, "worker.js"),
+    ]).then(
+      ([asm, loader, worker]) =>
+        new Blob([asm as BlobPart, "\n;\n", loader as BlobPart, "\n;\n", worker], { type: "text/javascript" }),
     );
     script.catch(() => workerScripts.delete(sandboxUrl)); // a failure is not remembered
     workerScripts.set(sandboxUrl, script);

@@ -11,14 +11,7 @@ export {
 } from "./sandbox.js";
 export type { ModeReport, SandboxMode } from "./mode.js";
 export { SandboxError, type SandboxErrorType } from "./errors.js";
-export type {
-  CreateOptions,
-  ExecuteOptions,
-  FileInput,
-  SandboxInfo,
-  SandboxState,
-  StartProgress,
-} from "./options.js";
+export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
 export type {
   Environment,
   ExecutionResult,
@@ -31,13 +24,7 @@ export type {
 } from "../protocol/types.js";
 export type { HistoryEntry } from "./session/store.js";
 export { Agent, DEFAULT_MAX_STEPS } from "./agent/agent.js";
-export type {
-  AgentCreateOptions,
-  AgentEvent,
-  AgentSandbox,
-  AskOptions,
-  StreamingMode,
-} from "./agent/agent.js";
+export type { AgentCreateOptions, AgentEvent, AgentSandbox, AskOptions, StreamingMode } from "./agent/agent.js";
 export {
   ChatError,
   type ChatDelta,
@@ -47,16 +34,7 @@ export {
   type ChatRequest,
 } from "./agent/chat-types.js";
 export { httpChat, type HttpChatOptions } from "./agent/chat-http.js";
-export {
-  classifyReply,
-  type ClassifiedReply,
-  type ReplyForm,
-} from "./agent/reply-forms.js";
+export { classifyReply, type ClassifiedReply, type ReplyForm } from "./agent/reply-forms.js";
 export { outputText, resultForModel } from "./agent/model-result.js";
-export {
-  newTranscript,
-  type Part,
-  type Transcript,
-  type Turn,
-} from "./agent/transcript.js";
+export { newTranscript, type Part, type Transcript, type Turn } from "./agent/transcript.js";
 export { recordRun, type RecordHooks } from "./agent/record.js";

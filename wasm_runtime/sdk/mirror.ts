@@ -19,7 +19,9 @@ export class FileMirror {
    */
   async capture(engine: Engine, changed: FileInfo[]): Promise<void> {
     const wanted = changed.filter(({ size }) => size <= LIMITS.maxFileBytes);
-    const replies = await Promise.all(wanted.map(({ path }) => engine.call({ type: "read-file", path }).catch(skipUnlessDead)));
+    const replies = await Promise.all(
+      wanted.map(({ path }) => engine.call({ type: "read-file", path }).catch(skipUnlessDead)),
+    );
     replies.forEach((reply, i) => reply?.type === "file" && this.files.set(wanted[i]!.path, reply.data));
   }
 

@@ -12,7 +12,10 @@ export interface ModeReport {
 }
 
 /** The mode of a frame that reports `frameIsolated`, explained from the host page's side. */
-export function modeOf(frameIsolated: boolean, pageIsolated: boolean = globalThis.crossOriginIsolated === true): ModeReport {
+export function modeOf(
+  frameIsolated: boolean,
+  pageIsolated: boolean = globalThis.crossOriginIsolated === true,
+): ModeReport {
   if (frameIsolated) return { mode: "interrupt", modeReason: null };
   const modeReason = pageIsolated
     ? "this browser gives the sandbox's frame no SharedArrayBuffer (cross-origin isolation), so runs cannot be interrupted: a stop restarts the sandbox"

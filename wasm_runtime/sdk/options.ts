@@ -77,7 +77,8 @@ export function ttlOf(persist: CreateOptions["persist"]): number | null {
 
 export function titleOf(title: unknown): string | undefined {
   if (title === undefined) return undefined;
-  if (typeof title !== "string" || title.length > 200) throw new TypeError("title must be a string of at most 200 characters");
+  if (typeof title !== "string" || title.length > 200)
+    throw new TypeError("title must be a string of at most 200 characters");
   return title;
 }
 

@@ -66,5 +66,8 @@ export function warmSpare(frameUrl: string, packages: string[] = []): Promise<vo
 export function dropSpare(frameUrl: string): void {
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
-  void spare?.then((engine) => engine.kill(), () => undefined);
+  void spare?.then(
+    (engine) => engine.kill(),
+    () => undefined,
+  );
 }

@@ -39,7 +39,9 @@ let manifest: Promise<Map<string, ManifestEntry>> | null = null;
 function manifestFiles(): Promise<Map<string, ManifestEntry>> {
   manifest ??= fileBytes(MANIFEST).then(
     (bytes) => {
-      const { files = {} } = JSON.parse(new TextDecoder().decode(bytes)) as { files?: Record<string, Partial<ManifestEntry>> };
+      const { files = {} } = JSON.parse(new TextDecoder().decode(bytes)) as {
+        files?: Record<string, Partial<ManifestEntry>>;
+      };
       const entries = new Map<string, ManifestEntry>();
       for (const [name, { sha256, size }] of Object.entries(files)) {
         if (typeof sha256 === "string" && typeof size === "number") entries.set(name, { sha256, size });
@@ -103,7 +105,9 @@ function fileBytes(name: string): Promise<ArrayBuffer> {
 
 // Storing hashes and copies tens of MB: not while the first sandbox is still booting.
 const whenIdle = (task: () => void): void =>
-  void (typeof requestIdleCallback === "function" ? requestIdleCallback(task, { timeout: 10_000 }) : setTimeout(task, 1_000));
+  void (typeof requestIdleCallback === "function"
+    ? requestIdleCallback(task, { timeout: 10_000 })
+    : setTimeout(task, 1_000));
 
 /**
  * Start reading the files every worker asks for at boot (from the store, the HTTP cache or the

@@ -13,29 +13,11 @@ import { SandboxError } from "./errors.js";
 import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
-import {
-  loadCatalog,
-  forgetRecord,
-  noteRecord,
-  persistedInfo,
-  persistedInfos,
-} from "./session/catalog.js";
+import { loadCatalog, forgetRecord, noteRecord, persistedInfo, persistedInfos } from "./session/catalog.js";
 import { SessionLocked, holdSessionLock } from "./session/lock.js";
-import {
-  capture,
-  newRecord,
-  PersistedSession,
-  type Carried,
-  type ResumeReport,
-} from "./session/persisted.js";
+import { capture, newRecord, PersistedSession, type Carried, type ResumeReport } from "./session/persisted.js";
 import { askPersistentStorage, storageReport } from "./session/storage.js";
-import {
-  deleteSession,
-  readSession,
-  retitle,
-  SessionStorageFull,
-  type HistoryEntry,
-} from "./session/store.js";
+import { deleteSession, readSession, retitle, SessionStorageFull, type HistoryEntry } from "./session/store.js";
 import {
   filesOf,
   settingsOf,
@@ -57,7 +39,8 @@ import { watchRun } from "./watchdog.js";
 const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
 const registry = new Map<string, Sandbox>();
 // Starting (configuring a claimed engine, or booting one) is work too: the next spare waits for it.
-const anySandboxBusy = (): boolean => [...registry.values()].some(({ state }) => state === "busy" || state === "starting");
+const anySandboxBusy = (): boolean =>
+  [...registry.values()].some(({ state }) => state === "busy" || state === "starting");
 
 // Expired persisted sandboxes go at start-up, before the page lists or resumes any.
 await loadCatalog();
@@ -119,8 +102,7 @@ export class Sandbox extends EventTarget {
     this.history = [...(origin.history ?? [])];
     this.data = origin.appData ?? null;
     this.carried = origin.carried ?? null;
-    for (const [path, data] of this.carried?.files ?? [])
-      this.mirror.set(path, data);
+    for (const [path, data] of this.carried?.files ?? []) this.mirror.set(path, data);
     this.ready = this.attachEngine();
   }
 
@@ -133,15 +115,8 @@ export class Sandbox extends EventTarget {
     const persisted =
       ttlDays === null
         ? undefined
-        : new PersistedSession(
-            newRecord(id, settings, ttlDays, title),
-            await holdSessionLock(id),
-            true,
-          );
-    return Sandbox.open(
-      new Sandbox(settings, { id, persisted }),
-      options.onProgress,
-    );
+        : new PersistedSession(newRecord(id, settings, ttlDays, title), await holdSessionLock(id), true);
+    return Sandbox.open(new Sandbox(settings, { id, persisted }), options.onProgress);
   }
 
   /**
@@ -149,12 +124,8 @@ export class Sandbox extends EventTarget {
    * has it open gets that same Sandbox; another tab holding it makes this throw SessionLocked.
    * `resumeReport` names what could not be restored.
    */
-  static async resume(
-    id: string,
-    options: Pick<CreateOptions, "onProgress"> = {},
-  ): Promise<Sandbox> {
-    if (typeof id !== "string")
-      throw new TypeError("resume needs a sandbox id");
+  static async resume(id: string, options: Pick<CreateOptions, "onProgress"> = {}): Promise<Sandbox> {
+    if (typeof id !== "string") throw new TypeError("resume needs a sandbox id");
     const open = registry.get(id);
     if (open) return open;
     const release = await holdSessionLock(id);
@@ -163,9 +134,7 @@ export class Sandbox extends EventTarget {
       if (!stored || stored.record.expiresAt <= Date.now()) {
         if (stored) await deleteSession(id);
         forgetRecord(id);
-        throw new SessionNotFound(
-          `no saved sandbox ${id}: it was never persisted, or was deleted or expired`,
-        );
+        throw new SessionNotFound(`no saved sandbox ${id}: it was never persisted, or was deleted or expired`);
       }
       const { record, files, state } = stored;
       const carried: Carried = {
@@ -193,8 +162,7 @@ export class Sandbox extends EventTarget {
 
   /** Remove a sandbox and everything it stored (closing it first if this page has it open). */
   static async delete(id: string): Promise<void> {
-    if (typeof id !== "string")
-      throw new TypeError("delete needs a sandbox id");
+    if (typeof id !== "string") throw new TypeError("delete needs a sandbox id");
     const open = registry.get(id);
     if (open) await open.close({ save: false });
     const release = await holdSessionLock(id);
@@ -222,10 +190,7 @@ export class Sandbox extends EventTarget {
   }
 
   /** Register, wait until ready (closing on failure), and save a persisted sandbox once. */
-  private static async open(
-    sandbox: Sandbox,
-    onProgress: CreateOptions["onProgress"],
-  ): Promise<Sandbox> {
+  private static async open(sandbox: Sandbox, onProgress: CreateOptions["onProgress"]): Promise<Sandbox> {
     registry.set(sandbox.id, sandbox);
     if (sandbox.persisted) void askPersistentStorage();
     const report = (phase: StartProgress["phase"], totals: DownloadTotals) => {
@@ -236,9 +201,7 @@ export class Sandbox extends EventTarget {
       }
     };
     const stopWatching = onProgress
-      ? watchDownloads((t) =>
-          report(t.loadedBytes < t.totalBytes ? "downloading" : "starting", t),
-        )
+      ? watchDownloads((t) => report(t.loadedBytes < t.totalBytes ? "downloading" : "starting", t))
       : () => undefined;
     try {
       await sandbox.ready;
@@ -249,31 +212,20 @@ export class Sandbox extends EventTarget {
       stopWatching();
     }
     watchDownloads((t) => report("ready", t))();
-    if (sandbox.persisted && sandbox.persisted.record.bytes === 0)
-      sandbox.scheduleSave();
+    if (sandbox.persisted && sandbox.persisted.record.bytes === 0) sandbox.scheduleSave();
     return sandbox;
   }
 
   /** A new sandbox with a copy of this one's files, variables and history (persisted if this one is). */
-  async fork(
-    options: Pick<CreateOptions, "title" | "onProgress"> = {},
-  ): Promise<Sandbox> {
-    const { state, files } = await this.enqueue((engine) =>
-      capture(engine, "all"),
-    );
+  async fork(options: Pick<CreateOptions, "title" | "onProgress"> = {}): Promise<Sandbox> {
+    const { state, files } = await this.enqueue((engine) => capture(engine, "all"));
     const id = crypto.randomUUID();
     const ttlDays = this.persisted?.record.ttlDays;
-    const title =
-      titleOf(options.title) ??
-      (this.title !== undefined ? `${this.title} (fork)` : undefined);
+    const title = titleOf(options.title) ?? (this.title !== undefined ? `${this.title} (fork)` : undefined);
     const persisted =
       ttlDays === undefined
         ? undefined
-        : new PersistedSession(
-            newRecord(id, this.settings, ttlDays, title),
-            await holdSessionLock(id),
-            true,
-          );
+        : new PersistedSession(newRecord(id, this.settings, ttlDays, title), await holdSessionLock(id), true);
     const fork = new Sandbox(this.settings, {
       id,
       persisted,
@@ -298,9 +250,7 @@ export class Sandbox extends EventTarget {
         createdAt: s.createdAt,
         lastUsedAt: s.lastUsedAt,
       };
-      return saved
-        ? { ...saved, ...base, persisted: true }
-        : { ...base, persisted: false };
+      return saved ? { ...saved, ...base, persisted: true } : { ...base, persisted: false };
     });
     const stored = persistedInfos()
       .filter(({ id }) => !registry.has(id))
@@ -324,11 +274,7 @@ export class Sandbox extends EventTarget {
       packages.length > 50 ||
       !packages.every((p) => typeof p === "string" && p.length < 100)
     ) {
-      return Promise.reject(
-        new TypeError(
-          "warmup packages must be a list of at most 50 package names",
-        ),
-      );
+      return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
     }
     return warmSpare(FRAME_URL, [...packages]);
   }
@@ -363,8 +309,7 @@ export class Sandbox extends EventTarget {
   }
 
   async rename(title: string): Promise<void> {
-    if (!this.persisted)
-      throw new Error("only a persisted sandbox has a title");
+    if (!this.persisted) throw new Error("only a persisted sandbox has a title");
     this.persisted.record.title = titleOf(title);
     this.scheduleSave();
     await this.flush();
@@ -377,12 +322,8 @@ export class Sandbox extends EventTarget {
   }
 
   /** Run `code`; resolves with an ExecutionResult for anything the code does. */
-  execute(
-    code: string,
-    options: ExecuteOptions = {},
-  ): Promise<ExecutionResult> {
-    if (typeof code !== "string")
-      return Promise.reject(new TypeError("code must be a string"));
+  execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    if (typeof code !== "string") return Promise.reject(new TypeError("code must be a string"));
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     let files: ReturnType<typeof filesOf>;
     try {
@@ -415,8 +356,7 @@ export class Sandbox extends EventTarget {
       // Whatever the outcome: files written before a failure survive a later restart too.
       if (!stateLost) await this.mirror.capture(engine, result.files);
       const budget = this.settings.memoryBudgetBytes;
-      const over =
-        !stateLost && (result.audit.peakMemoryBytes ?? 0) > budget;
+      const over = !stateLost && (result.audit.peakMemoryBytes ?? 0) > budget;
       if (over) {
         engine.kill("memory budget exceeded");
         stateLost = true;
@@ -438,8 +378,7 @@ export class Sandbox extends EventTarget {
         stateLost,
         ...(stateRestored ? { stateRestored } : {}),
       };
-      if (options.expect !== undefined)
-        out.validation = validateValue(result.value, options.expect);
+      if (options.expect !== undefined) out.validation = validateValue(result.value, options.expect);
       if (this.persisted) {
         this.history.push({ code, result: out, at: Date.now() });
         this.persisted.markFiles(result.files.map((f) => f.path));
@@ -459,28 +398,19 @@ export class Sandbox extends EventTarget {
 
   readFile(path: string): Promise<Uint8Array> {
     return this.enqueue(async (engine) => {
-      const reply = expectReply(
-        await engine.call({ type: "read-file", path }),
-        "file",
-      );
+      const reply = expectReply(await engine.call({ type: "read-file", path }), "file");
       return reply.data;
     });
   }
 
   listFiles(): Promise<FileInfo[]> {
-    return this.enqueue(
-      async (engine) =>
-        expectReply(await engine.call({ type: "list-files" }), "files").files,
-    );
+    return this.enqueue(async (engine) => expectReply(await engine.call({ type: "list-files" }), "files").files);
   }
 
   /** The kernel's description, with the limits the host enforces added to `limits` and the mode (interrupt or terminate-only). */
   environment(): Promise<SandboxEnvironment> {
     return this.enqueue(async (engine) => {
-      const { environment } = expectReply(
-        await engine.call({ type: "environment" }),
-        "environment",
-      );
+      const { environment } = expectReply(await engine.call({ type: "environment" }), "environment");
       const { timeoutMs, memoryBudgetBytes } = this.settings;
       environment.limits = {
         ...environment.limits,
@@ -531,8 +461,7 @@ export class Sandbox extends EventTarget {
         (error: unknown) => {
           this.saveQueued = false;
           if (this.isClosed()) return;
-          this.saveError =
-            error instanceof Error ? error : new Error(String(error));
+          this.saveError = error instanceof Error ? error : new Error(String(error));
           this.dispatchEvent(
             new CustomEvent("savefailed", {
               detail: { error: this.saveError },
@@ -546,10 +475,7 @@ export class Sandbox extends EventTarget {
    * Put carried variables into a new engine and report: a resume's or fork's (`resumeReport`), or
    * a restart's last save (`stateRestored` of the run that lost the worker).
    */
-  private async restoreCarried(
-    engine: Engine,
-    { files, state, savedAt }: Carried,
-  ): Promise<void> {
+  private async restoreCarried(engine: Engine, { files, state, savedAt }: Carried): Promise<void> {
     this.carried = null;
     const notRestored = [...(state?.skipped ?? [])];
     let restored: string[] = [];
@@ -587,11 +513,7 @@ export class Sandbox extends EventTarget {
     return this.current === "closed";
   }
 
-  private async put(
-    engine: Engine,
-    path: string,
-    data: Uint8Array,
-  ): Promise<void> {
+  private async put(engine: Engine, path: string, data: Uint8Array): Promise<void> {
     expectReply(await engine.call({ type: "write-file", path, data }), "done");
     this.mirror.set(path, data);
   }
@@ -629,9 +551,7 @@ export class Sandbox extends EventTarget {
     this.engine = null;
     const [engine, saved] = await Promise.all([
       claimEngine(FRAME_URL, anySandboxBusy),
-      restart && this.persisted
-        ? this.persisted.lastSaved().catch(() => null)
-        : null,
+      restart && this.persisted ? this.persisted.lastSaved().catch(() => null) : null,
     ]);
     if (this.current === "closed") return engine.kill();
     if (saved)
@@ -640,10 +560,7 @@ export class Sandbox extends EventTarget {
         state: saved.state,
         savedAt: saved.savedAt,
       };
-    expectReply(
-      await engine.call({ type: "configure", config: this.settings.kernel }),
-      "done",
-    );
+    expectReply(await engine.call({ type: "configure", config: this.settings.kernel }), "done");
     await this.mirror.restore(engine);
     if (this.carried) await this.restoreCarried(engine, this.carried);
     engine.onDeath = () => {
@@ -658,11 +575,7 @@ export class Sandbox extends EventTarget {
 export type SandboxEnvironment = Environment & ModeReport;
 
 /** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
-function overBudget(
-  result: KernelResult,
-  budget: number,
-  restored: StateRestored | null,
-): void {
+function overBudget(result: KernelResult, budget: number, restored: StateRestored | null): void {
   const used = result.audit.peakMemoryBytes ?? 0;
   const after = restored
     ? "the sandbox was restarted with the variables of its last save, from before this run (files are kept)"
@@ -684,8 +597,11 @@ function expectReply<T extends WorkerReply["type"]>(reply: WorkerReply, type: T)
   if (reply.type === "failed") {
     const { error, limit } = reply;
     const details = { errorName: error.name, traceback: error.traceback };
-    if (limit) throw new SandboxError("limit_exceeded", error.message, { ...details, ...limit, path: limit.path ?? undefined });
+    if (limit)
+      throw new SandboxError("limit_exceeded", error.message, { ...details, ...limit, path: limit.path ?? undefined });
     throw new SandboxError("request_failed", error.message, details);
   }
-  throw new SandboxError("protocol", `the sandbox answered ${reply.type} where ${type} was expected`, { field: "type" });
+  throw new SandboxError("protocol", `the sandbox answered ${reply.type} where ${type} was expected`, {
+    field: "type",
+  });
 }

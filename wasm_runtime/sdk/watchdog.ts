@@ -88,7 +88,8 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   if (interrupted) {
     // The grace ends at a fixed time, counted from the deadline rather than from a timer that a
     // busy page may have fired late; from the cell's start when packages were still loading.
-    let graceEnds = (stop === TIMEOUT ? begun + options.timeoutMs : performance.now()) + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS;
+    let graceEnds =
+      (stop === TIMEOUT ? begun + options.timeoutMs : performance.now()) + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS;
     run.interrupt();
     if (!cellStarted) {
       await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
@@ -99,13 +100,19 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   if (isStop(settled)) {
     const how = interrupted ? "did not stop when interrupted" : "was stopped";
     // In terminate-only mode every stop costs the state: the message says why.
-    const restarted = engine.isolated ? "the sandbox was restarted" : "the sandbox was restarted (terminate-only mode: interrupts need cross-origin isolation)";
+    const restarted = engine.isolated
+      ? "the sandbox was restarted"
+      : "the sandbox was restarted (terminate-only mode: interrupts need cross-origin isolation)";
     if (stop === ABORTED) {
       engine.kill("cancelled");
       return lost("OUTCOME_CANCELLED", "CancelledError", `the run ${how} when cancelled; ${restarted}`);
     }
     engine.kill("deadline exceeded");
-    return lost("OUTCOME_DEADLINE_EXCEEDED", "TimeoutError", `the run ${how} at its ${options.timeoutMs} ms deadline; ${restarted}`);
+    return lost(
+      "OUTCOME_DEADLINE_EXCEEDED",
+      "TimeoutError",
+      `the run ${how} at its ${options.timeoutMs} ms deadline; ${restarted}`,
+    );
   }
   if (settled instanceof EngineDied) {
     return lost("OUTCOME_FAILED", settled.info.name, `${settled.info.message}; the sandbox was restarted`);
@@ -128,7 +135,10 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     return { result, engineLost: false };
   }
   if (settled.type === "failed") {
-    return { result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256), engineLost: false };
+    return {
+      result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256),
+      engineLost: false,
+    };
   }
   engine.kill("protocol violation");
   return lost("OUTCOME_FAILED", "ProtocolError", "the sandbox answered out of protocol; it was restarted");

@@ -36,23 +36,28 @@ function start(): void {
   const view = new ChatView(log, download);
   const files = new FileList(byId<HTMLUListElement>("file-list"), download);
   const refreshFiles = (): Promise<void> => session.then(async (s) => files.show(await s.listFiles()));
-  const workspace = new Workspace(view, () => streaming, () => chat, {
-    onProgress: (progress) => status.showStartProgress(progress),
-    opening: () => {
-      session = new Promise(() => undefined); // the one left is closed
-      status.showSandbox("starting");
-      files.show([]);
+  const workspace = new Workspace(
+    view,
+    () => streaming,
+    () => chat,
+    {
+      onProgress: (progress) => status.showStartProgress(progress),
+      opening: () => {
+        session = new Promise(() => undefined); // the one left is closed
+        status.showSandbox("starting");
+        files.show([]);
+      },
+      opened: (opened) => {
+        session = Promise.resolve(opened);
+        const { sandbox } = opened;
+        status.showSandbox(sandbox.state);
+        sandbox.addEventListener("statechange", (e) => status.showSandbox((e as StateChangeEvent).detail.state));
+        void refreshFiles();
+      },
+      listChanged: () => conversations.show(workspace.entries()),
+      note: (text, kind) => view.note(text, kind),
     },
-    opened: (opened) => {
-      session = Promise.resolve(opened);
-      const { sandbox } = opened;
-      status.showSandbox(sandbox.state);
-      sandbox.addEventListener("statechange", (e) => status.showSandbox((e as StateChangeEvent).detail.state));
-      void refreshFiles();
-    },
-    listChanged: () => conversations.show(workspace.entries()),
-    note: (text, kind) => view.note(text, kind),
-  });
+  );
   const activity = new Activity(status, byId<HTMLButtonElement>("stop"), log, view, () => {
     void refreshFiles();
     void workspace.saved();
@@ -151,14 +156,17 @@ function start(): void {
     if (e.dataTransfer?.files.length) void uploadFiles(e.dataTransfer.files);
   });
   // The conversation shown, restored history included.
-  const exportAs = (save: (transcript: Transcript) => void) => () => void conversation().then((c) => save(c.transcript));
+  const exportAs = (save: (transcript: Transcript) => void) => () =>
+    void conversation().then((c) => save(c.transcript));
   byId("export-json").addEventListener(
     "click",
     exportAs((t) => saveText(JSON.stringify(t, null, 1), "wasmbox-transcript.json", "application/json")),
   );
   byId("export-notebook").addEventListener(
     "click",
-    exportAs((t) => saveText(JSON.stringify(toNotebook(t), null, 1), "wasmbox-session.ipynb", "application/x-ipynb+json")),
+    exportAs((t) =>
+      saveText(JSON.stringify(toNotebook(t), null, 1), "wasmbox-session.ipynb", "application/x-ipynb+json"),
+    ),
   );
 
   performance.mark("wasmbox:input-ready");

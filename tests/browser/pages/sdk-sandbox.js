@@ -9,7 +9,9 @@ window.wasmbox = {
   streams,
   /** Whether runs here can be interrupted (state kept): the SDK's mode, as a live sandbox reports it. */
   get isolated() {
-    const modes = Sandbox.list().map(({ id }) => Sandbox.get(id)?.mode).filter(Boolean);
+    const modes = Sandbox.list()
+      .map(({ id }) => Sandbox.get(id)?.mode)
+      .filter(Boolean);
     if (modes.length) return modes.includes("interrupt");
     return crossOriginIsolated && typeof SharedArrayBuffer === "function";
   },
@@ -36,18 +38,10 @@ function idb(write) {
     open.onupgradeneeded = () => open.result.createObjectStore("kv");
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
-      const tx = open.result.transaction(
-        "kv",
-        write ? "readwrite" : "readonly",
-      );
+      const tx = open.result.transaction("kv", write ? "readwrite" : "readonly");
       const store = tx.objectStore("kv");
-      const request = write
-        ? store.put("app-secret", "token")
-        : store.get("token");
-      tx.oncomplete = () => (
-        open.result.close(),
-        resolve(request.result ?? null)
-      );
+      const request = write ? store.put("app-secret", "token") : store.get("token");
+      tx.oncomplete = () => (open.result.close(), resolve(request.result ?? null));
       tx.onerror = () => reject(tx.error);
     };
   });
@@ -58,9 +52,7 @@ window.appStorage = {
     localStorage.setItem("token", "app-secret");
     document.cookie = "token=app-secret; path=/";
     await idb(true);
-    await (
-      await caches.open("app-cache")
-    ).put("/token", new Response("app-secret"));
+    await (await caches.open("app-cache")).put("/token", new Response("app-secret"));
   },
   async snapshot() {
     const cached = await (await caches.open("app-cache")).match("/token");

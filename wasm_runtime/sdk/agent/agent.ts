@@ -14,7 +14,8 @@ import { appendText, newTranscript, startTurn, type Part, type Transcript, type 
 export const DEFAULT_MAX_STEPS = 8;
 
 /** What the agent needs of a sandbox (the SDK's `Sandbox` has it all). */
-export interface AgentSandbox extends RunSandbox {  /** With these two the system prompt describes the real environment and files. */
+export interface AgentSandbox extends RunSandbox {
+  /** With these two the system prompt describes the real environment and files. */
   environment?(): Promise<Environment>;
   listFiles?(): Promise<FileInfo[]>;
   /** A resumed or forked sandbox's report: the prompt names the variables that did not come back. */
@@ -120,7 +121,8 @@ export class Agent {
       throw new TypeError("messages must be a saved agent.messages list");
     }
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-    if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+    if (!Number.isInteger(maxSteps) || maxSteps < 1)
+      throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
     const agent = new Agent({ ...options, maxSteps });
     agent.model = options.model;
     return agent;
@@ -183,7 +185,12 @@ export class Agent {
     }
   }
 
-  private async steps(turn: Turn, model: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<Turn["finish"]> {
+  private async steps(
+    turn: Turn,
+    model: string,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<Turn["finish"]> {
     const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
     let ran = false;
     let nudged = false;
@@ -214,7 +221,8 @@ export class Agent {
       }
       // A call written as text: run it and answer as the user, since there is no tool-call id.
       const results: string[] = [];
-      for (const call of calls) results.push(`Result of run_python:\n${await this.runOrRefuse(turn, call, form, signal, emit)}`);
+      for (const call of calls)
+        results.push(`Result of run_python:\n${await this.runOrRefuse(turn, call, form, signal, emit)}`);
       this.messages.push({ role: "user", content: results.join("\n\n") });
       ran ||= calls.some((call) => "code" in call);
     }
@@ -223,7 +231,12 @@ export class Agent {
   }
 
   /** The model's reply; streamed unless this server cannot stream tool calls. Never empty. */
-  private async reply(turn: Turn, model: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<ModelReply> {
+  private async reply(
+    turn: Turn,
+    model: string,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<ModelReply> {
     const mode = this.modeFor(model);
     if (this.streams(model)) {
       let reply: ModelReply | null = null;
@@ -273,7 +286,13 @@ export class Agent {
   ): Promise<ModelReply> {
     const calls = new ToolCallAssembler();
     let content = "";
-    const request = { model, messages: this.outgoing(), tools: [RUN_PYTHON_TOOL], tool_choice: "auto" as const, stream };
+    const request = {
+      model,
+      messages: this.outgoing(),
+      tools: [RUN_PYTHON_TOOL],
+      tool_choice: "auto" as const,
+      stream,
+    };
     for await (const delta of this.chat(request, signal)) {
       if (delta.content) {
         content += delta.content;
@@ -295,7 +314,10 @@ export class Agent {
   ): Promise<string> {
     if ("problem" in call) {
       emit({ type: "invalid-call", form, problem: call.problem });
-      return JSON.stringify({ outcome: "INVALID_CALL", error: `The run_python call could not be run: ${call.problem}.` });
+      return JSON.stringify({
+        outcome: "INVALID_CALL",
+        error: `The run_python call could not be run: ${call.problem}.`,
+      });
     }
     return resultForModel(await this.run(turn, call.code, form, signal, emit));
   }

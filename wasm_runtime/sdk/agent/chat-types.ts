@@ -96,9 +96,13 @@ function httpHint({ status, code, retryAfterS }: ChatError): string {
   if (status === 401 || status === 403) return "Check the API key (or the server's access token).";
   if (status === 404) return "Check the base URL and the model name.";
   if (status === 413) return "The conversation is too long: start a new one or send less.";
-  if (status === 429) return retryAfterS ? `Wait ${retryAfterS} s, then send the message again.` : "Wait a moment, then send the message again.";
+  if (status === 429)
+    return retryAfterS
+      ? `Wait ${retryAfterS} s, then send the message again.`
+      : "Wait a moment, then send the message again.";
   if (code === "model_not_allowed" || code === "llm_not_configured") return "Choose a model this server offers.";
   if (status === 504 || code === "upstream_timeout") return TIMEOUT_HINT;
-  if (status !== null && status >= 500) return "The LLM server failed: check that it is running, then send the message again.";
+  if (status !== null && status >= 500)
+    return "The LLM server failed: check that it is running, then send the message again.";
   return "Check the request settings (model, base URL), then send the message again.";
 }

@@ -34,9 +34,7 @@ export function systemPrompt(context: PromptContext | null): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, version]) => `${name} ${version}`)
     .join(", ");
-  const uploaded = files.length
-    ? list(files.map((f) => `${f.path} (${f.size} bytes)`))
-    : "(none yet)";
+  const uploaded = files.length ? list(files.map((f) => `${f.path} (${f.size} bytes)`)) : "(none yet)";
   return [
     ...INTRO,
     "",

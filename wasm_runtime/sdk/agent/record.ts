@@ -35,7 +35,13 @@ export async function recordRun(
     onStdout: (text) => hooks.onOutput?.(callId, "stdout", text),
     onStderr: (text) => hooks.onOutput?.(callId, "stderr", text),
   });
-  const resultPart: ResultPart = { kind: "code_execution_result", callId, outcome: result.outcome, output: outputText(result), result };
+  const resultPart: ResultPart = {
+    kind: "code_execution_result",
+    callId,
+    outcome: result.outcome,
+    output: outputText(result),
+    result,
+  };
   turn.parts.push(resultPart);
   hooks.onResult?.(resultPart);
   return result;

@@ -56,7 +56,10 @@ const functionsPrefix: Finder = (text) => {
   const body = fenced ? (fenced[1] ?? "") : rest;
   if (body.trimStart().startsWith("{")) {
     const parsed = leadingJsonObject(body);
-    if (parsed) return [namedCall(parsed.value) ?? codeIn(parsed.value) ?? { problem: "its `code` argument is missing or empty" }];
+    if (parsed)
+      return [
+        namedCall(parsed.value) ?? codeIn(parsed.value) ?? { problem: "its `code` argument is missing or empty" },
+      ];
     if (!fenced) return [{ problem: "the arguments after functions.run_python: are not valid JSON" }];
   }
   return [codeIn(body) ?? { problem: "there is no code after functions.run_python:" }];
@@ -111,7 +114,10 @@ function looksLikeCall(value: unknown): boolean {
 function namedCall(value: unknown): CodeOrProblem | null {
   if (typeof value !== "object" || value === null) return null;
   const v = value as Record<string, unknown>;
-  const inner = (v.function_call ?? (typeof v.function === "object" ? v.function : null)) as Record<string, unknown> | null;
+  const inner = (v.function_call ?? (typeof v.function === "object" ? v.function : null)) as Record<
+    string,
+    unknown
+  > | null;
   const name = v.name ?? v.tool ?? (typeof v.function === "string" ? v.function : undefined) ?? inner?.name;
   if (typeof name !== "string") return null;
   if (name !== TOOL_NAME) return { problem: `there is no tool named ${JSON.stringify(name)}` };

@@ -72,7 +72,8 @@ export type CodeOrProblem = { code: string } | { problem: string };
 
 /** The code of a `run_python` call, or why it cannot be run. */
 export function codeOf(call: ToolCall): CodeOrProblem {
-  if (call.function.name !== TOOL_NAME) return { problem: `there is no tool named ${JSON.stringify(call.function.name)}` };
+  if (call.function.name !== TOOL_NAME)
+    return { problem: `there is no tool named ${JSON.stringify(call.function.name)}` };
   const args = parseArguments(call.function.arguments);
   if (args === undefined) return { problem: "its arguments are not valid JSON" };
   return codeIn(args) ?? { problem: "its `code` argument is missing or empty" };

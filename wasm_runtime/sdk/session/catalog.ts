@@ -16,15 +16,7 @@ export interface PersistedInfo {
 
 const known = new Map<string, PersistedInfo>();
 
-const infoOf = ({
-  id,
-  title,
-  createdAt,
-  lastUsedAt,
-  expiresAt,
-  bytes,
-  history,
-}: SessionRecord): PersistedInfo => ({
+const infoOf = ({ id, title, createdAt, lastUsedAt, expiresAt, bytes, history }: SessionRecord): PersistedInfo => ({
   id,
   ...(title !== undefined ? { title } : {}),
   createdAt,

@@ -11,18 +11,13 @@ const lockName = (id: string): string => `wasmbox-session:${id}`;
 /** Hold the session's lock until the returned function is called; throws SessionLocked if taken. */
 export function holdSessionLock(id: string): Promise<() => void> {
   const locks = globalThis.navigator?.locks;
-  if (!locks)
-    throw new Error(
-      "this browser has no Web Locks API: persisted sessions need it to keep one writer",
-    );
+  if (!locks) throw new Error("this browser has no Web Locks API: persisted sessions need it to keep one writer");
   return new Promise((resolve, reject) => {
     locks
       .request(lockName(id), { ifAvailable: true }, (lock) => {
         if (!lock) {
           reject(
-            new SessionLocked(
-              `the session ${id} is open in another tab or window; close it there to open it here`,
-            ),
+            new SessionLocked(`the session ${id} is open in another tab or window; close it there to open it here`),
           );
           return undefined;
         }

@@ -1,11 +1,6 @@
 // One persisted sandbox's saving: what changed since the last save, captured from the worker on
 // the sandbox's queue, then written to IndexedDB off that queue, one save after another.
-import type {
-  FileInfo,
-  SavedState,
-  SkippedVariable,
-  WorkerReply,
-} from "../../protocol/types.js";
+import type { FileInfo, SavedState, SkippedVariable, WorkerReply } from "../../protocol/types.js";
 import type { Engine } from "../engine.js";
 import type { Settings } from "../options.js";
 import { noteRecord } from "./catalog.js";
@@ -36,17 +31,11 @@ export interface ResumeReport {
   runs: number;
 }
 
-async function ask<T extends WorkerReply["type"]>(
-  engine: Engine,
-  request: Parameters<Engine["call"]>[0],
-  type: T,
-) {
+async function ask<T extends WorkerReply["type"]>(engine: Engine, request: Parameters<Engine["call"]>[0], type: T) {
   const reply = await engine.call(request);
   if (reply.type === type) return reply as Extract<WorkerReply, { type: T }>;
   if (reply.type === "failed") throw new Error(reply.error.message);
-  throw new Error(
-    `the sandbox answered ${reply.type} where ${type} was expected`,
-  );
+  throw new Error(`the sandbox answered ${reply.type} where ${type} was expected`);
 }
 
 /** The engine's variables and the files named (all of them with "all"), plus the file list. */
@@ -77,27 +66,17 @@ export async function capture(
   listed: FileInfo[];
   files: Map<string, Uint8Array>;
 }> {
-  const state = withState
-    ? (await ask(engine, { type: "save-state" }, "state")).state
-    : null;
+  const state = withState ? (await ask(engine, { type: "save-state" }, "state")).state : null;
   const { files: listed } = await ask(engine, { type: "list-files" }, "files");
   const files = new Map<string, Uint8Array>();
   for (const { path } of listed) {
     if (paths === "all" || paths.has(path))
-      files.set(
-        path,
-        (await ask(engine, { type: "read-file", path }, "file")).data,
-      );
+      files.set(path, (await ask(engine, { type: "read-file", path }, "file")).data);
   }
   return { state, listed, files };
 }
 
-export function newRecord(
-  id: string,
-  settings: Settings,
-  ttlDays: number,
-  title?: string,
-): SessionRecord {
+export function newRecord(id: string, settings: Settings, ttlDays: number, title?: string): SessionRecord {
   const now = Date.now();
   return {
     id,
@@ -143,11 +122,7 @@ export class PersistedSession {
   }
 
   /** On the sandbox's queue: what to save now. */
-  async snapshot(
-    engine: Engine,
-    history: HistoryEntry[],
-    appData: unknown,
-  ): Promise<SaveBatch> {
+  async snapshot(engine: Engine, history: HistoryEntry[], appData: unknown): Promise<SaveBatch> {
     const paths = this.everything ? "all" : new Set(this.dirty);
     const withState = this.everything || this.stateChanged;
     this.dirty.clear();
@@ -170,9 +145,7 @@ export class PersistedSession {
       appData,
     };
     record.bytes = sizeOf(record);
-    const remove = Object.keys(previous).filter(
-      (path) => !(path in record.files),
-    );
+    const remove = Object.keys(previous).filter((path) => !(path in record.files));
     return { record, put: files, remove, state: state?.data ?? null };
   }
 

@@ -12,9 +12,7 @@ let asked: Promise<boolean> | null = null;
 /** Ask for persistent storage, once per page (browsers remember the answer). */
 export function askPersistentStorage(): Promise<boolean> {
   const storage = globalThis.navigator?.storage;
-  asked ??= storage?.persist
-    ? storage.persist().catch(() => false)
-    : Promise.resolve(false);
+  asked ??= storage?.persist ? storage.persist().catch(() => false) : Promise.resolve(false);
   return asked;
 }
 

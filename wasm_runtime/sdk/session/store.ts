@@ -62,8 +62,7 @@ export class SessionStorageFull extends Error {
 
 const STATE = "state";
 const fileKey = (path: string): string => `file:${path}`;
-const blobRange = (id: string): IDBKeyRange =>
-  IDBKeyRange.bound([id, ""], [id, "\uffff"]);
+const blobRange = (id: string): IDBKeyRange => IDBKeyRange.bound([id, ""], [id, "\uffff"]);
 
 let database: Promise<IDBPDatabase<SessionDB>> | null = null;
 
@@ -78,35 +77,22 @@ function db(): Promise<IDBPDatabase<SessionDB>> {
 }
 
 const isQuota = (e: unknown): boolean =>
-  typeof e === "object" &&
-  e !== null &&
-  (e as { name?: unknown }).name === "QuotaExceededError";
+  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "QuotaExceededError";
 
-export async function writeSession({
-  record,
-  put,
-  remove,
-  state,
-}: SaveBatch): Promise<void> {
+export async function writeSession({ record, put, remove, state }: SaveBatch): Promise<void> {
   const d = await db();
   const tx = d.transaction(["sessions", "blobs"], "readwrite");
   const blobs = tx.objectStore("blobs");
   try {
     await Promise.all([
-      ...[...put].map(([path, data]) =>
-        blobs.put(data, [record.id, fileKey(path)]),
-      ),
+      ...[...put].map(([path, data]) => blobs.put(data, [record.id, fileKey(path)])),
       ...remove.map((path) => blobs.delete([record.id, fileKey(path)])),
       ...(state ? [blobs.put(state, [record.id, STATE])] : []),
       tx.objectStore("sessions").put(record),
       tx.done,
     ]);
   } catch (error) {
-    if (
-      isQuota(error) ||
-      isQuota((error as { target?: { error?: unknown } })?.target?.error) ||
-      isQuota(tx.error)
-    ) {
+    if (isQuota(error) || isQuota((error as { target?: { error?: unknown } })?.target?.error) || isQuota(tx.error)) {
       throw new SessionStorageFull(
         `the session could not be saved: the browser's storage quota is full (${record.bytes} bytes to store); the previous save is kept`,
       );
@@ -133,9 +119,7 @@ export async function readSession(id: string): Promise<StoredSession | null> {
 }
 
 /** The record and the pickled variables of the last committed save (no files). */
-export async function readState(
-  id: string,
-): Promise<{ record: SessionRecord; state: Uint8Array } | null> {
+export async function readState(id: string): Promise<{ record: SessionRecord; state: Uint8Array } | null> {
   const d = await db();
   const tx = d.transaction(["sessions", "blobs"], "readonly");
   const [record, state] = await Promise.all([
@@ -146,10 +130,7 @@ export async function readState(
 }
 
 /** Change a saved session's title; returns the record, or null when there is none. */
-export async function retitle(
-  id: string,
-  title: string | undefined,
-): Promise<SessionRecord | null> {
+export async function retitle(id: string, title: string | undefined): Promise<SessionRecord | null> {
   const d = await db();
   const tx = d.transaction("sessions", "readwrite");
   const record = await tx.store.get(id);
@@ -169,11 +150,7 @@ export async function listSessions(): Promise<SessionRecord[]> {
 export async function deleteSession(id: string): Promise<void> {
   const d = await db();
   const tx = d.transaction(["sessions", "blobs"], "readwrite");
-  await Promise.all([
-    tx.objectStore("sessions").delete(id),
-    tx.objectStore("blobs").delete(blobRange(id)),
-    tx.done,
-  ]);
+  await Promise.all([tx.objectStore("sessions").delete(id), tx.objectStore("blobs").delete(blobRange(id)), tx.done]);
 }
 
 /** The byte count a session's `bytes` reports: files, variables and the JSON of its record. */

@@ -5,7 +5,10 @@ import { ChatError, httpChat, type ChatFn } from "wasmbox";
 import type { Endpoint } from "./endpoint.js";
 
 const isNetworkFailure = (e: unknown): boolean =>
-  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError" && (e as ChatError).type === "network";
+  typeof e === "object" &&
+  e !== null &&
+  (e as { name?: unknown }).name === "ChatError" &&
+  (e as ChatError).type === "network";
 
 export function directChat(endpoint: Endpoint, doFetch: typeof fetch = globalThis.fetch.bind(globalThis)): ChatFn {
   const chat = httpChat({ baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey || undefined, fetch: doFetch });

@@ -20,7 +20,8 @@ export function parseEndpoint(baseUrl: string, model: string, apiKey: string): E
   } catch {
     return new Error(`"${baseUrl.trim()}" is not a URL: enter one such as http://127.0.0.1:11434/v1`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return new Error("the endpoint must be an http: or https: URL");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return new Error("the endpoint must be an http: or https: URL");
   if (url.username || url.password) return new Error("put the key in the API key field, not in the URL");
   if (url.search || url.hash) return new Error("the base URL ends at its path (such as /v1): no ? or #");
   if (!model.trim()) return new Error("enter the model name the endpoint serves");

@@ -63,7 +63,8 @@ export class Activity {
 
   private report(error: unknown, aborted: boolean): void {
     if (aborted) return this.notes.note("Stopped.");
-    if (isModelFailure(error)) return this.notes.note(`The model request failed: ${error.message}. ${error.hint}`, "error");
+    if (isModelFailure(error))
+      return this.notes.note(`The model request failed: ${error.message}. ${error.hint}`, "error");
     this.notes.note(error instanceof Error ? error.message : String(error), "error");
   }
 }

@@ -9,7 +9,10 @@ export interface SavedConversation {
 }
 
 const isTranscript = (v: unknown): v is Transcript =>
-  typeof v === "object" && v !== null && (v as Transcript).format === "wasmbox-transcript" && Array.isArray((v as Transcript).turns);
+  typeof v === "object" &&
+  v !== null &&
+  (v as Transcript).format === "wasmbox-transcript" &&
+  Array.isArray((v as Transcript).turns);
 
 /** The conversation saved with a sandbox, or its runs as console turns when the app saved none. */
 export function savedConversation(appData: unknown, history: HistoryEntry[]): SavedConversation {

@@ -1,7 +1,14 @@
 // Which conversation the page shows: at load the one the URL names (so a reload comes back to it),
 // else an empty saved one, else a new one; switched, renamed and deleted from the list. Leaving a
 // conversation saves it first.
-import { Sandbox, type ChatFn, type HttpChatOptions, type ResumeReport, type StartProgress, type StreamingMode } from "wasmbox";
+import {
+  Sandbox,
+  type ChatFn,
+  type HttpChatOptions,
+  type ResumeReport,
+  type StartProgress,
+  type StreamingMode,
+} from "wasmbox";
 import type { ChatView } from "../ui/chat-view.js";
 import type { ConversationEntry } from "../ui/conversation-list.js";
 import { Conversation } from "./conversation.js";
@@ -45,7 +52,9 @@ export class Workspace {
   /** At page load. */
   start(): Promise<Conversation> {
     const named = decodeURIComponent(location.hash.slice(1));
-    const empty = Sandbox.list().find((e) => e.persisted && e.state === "closed" && e.title === undefined && e.runs === 0);
+    const empty = Sandbox.list().find(
+      (e) => e.persisted && e.state === "closed" && e.title === undefined && e.runs === 0,
+    );
     return this.open(named || empty?.id || null, !named);
   }
 
@@ -99,7 +108,9 @@ export class Workspace {
   /** Save after an activity, then show the list with the new size. */
   async saved(): Promise<void> {
     const conversation = await this.current?.catch(() => null);
-    await conversation?.save().catch((error) => this.hooks.note(`This conversation could not be saved: ${message(error)}`, "error"));
+    await conversation
+      ?.save()
+      .catch((error) => this.hooks.note(`This conversation could not be saved: ${message(error)}`, "error"));
     this.hooks.listChanged();
   }
 
@@ -118,7 +129,10 @@ export class Workspace {
     const conversation = new Conversation(Promise.resolve(session), this.view, this.streaming, saved, this.chat);
     this.view.showTranscript(saved.transcript);
     if (sandbox.resumeReport && sandbox.history.length) this.view.note(restoredNote(sandbox.resumeReport));
-    if (!session.persisted) this.view.note("This browser cannot save conversations here (no IndexedDB or Web Locks): this one ends with the page.");
+    if (!session.persisted)
+      this.view.note(
+        "This browser cannot save conversations here (no IndexedDB or Web Locks): this one ends with the page.",
+      );
     history.replaceState(null, "", location.pathname + location.search);
     // Named in the address once saved, so a reload before the first save starts afresh quietly.
     if (this.id) void this.nameInAddress(sandbox);

@@ -11,7 +11,10 @@ const DEFAULT_SESSION = "default";
 
 /** The code as written in the page, without the indentation the HTML around it added. */
 export function dedent(text: string): string {
-  const lines = text.replace(/^\s*\n/, "").replace(/\s+$/, "").split("\n");
+  const lines = text
+    .replace(/^\s*\n/, "")
+    .replace(/\s+$/, "")
+    .split("\n");
   const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)![0].length);
   const cut = indents.length ? Math.min(...indents) : 0;
   return lines.map((l) => l.slice(cut)).join("\n");
@@ -35,13 +38,20 @@ export class WasmboxCell extends HTMLElement {
     const root = this.attachShadow({ mode: "open" });
     const style = document.createElement("style");
     style.textContent = CELL_CSS;
-    this.code = h("textarea", { "aria-label": "Python code", spellcheck: "false", "aria-keyshortcuts": "Control+Enter Meta+Enter" });
+    this.code = h("textarea", {
+      "aria-label": "Python code",
+      spellcheck: "false",
+      "aria-keyshortcuts": "Control+Enter Meta+Enter",
+    });
     this.code.value = dedent(this.textContent ?? "");
     this.code.rows = Math.min(20, Math.max(2, this.code.value.split("\n").length));
     this.button = h("button", { type: "button" }, "Run");
     this.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
     this.output = h("div", { class: "output", "aria-label": "Output", "aria-live": "polite" });
-    root.append(style, h("div", { class: "cell" }, this.code, h("div", { class: "bar" }, this.button, this.status), this.output));
+    root.append(
+      style,
+      h("div", { class: "cell" }, this.code, h("div", { class: "bar" }, this.button, this.status), this.output),
+    );
     this.button.addEventListener("click", () => void this.run());
     this.code.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {

@@ -57,13 +57,15 @@ export class ChatView {
     for (const turn of transcript.turns) {
       this.startTurn(turn.role === "user" ? turn : { ...turn, parts: [] }); // draws a user's text
       for (const part of turn.parts) {
-        if (part.kind === "text" && turn.role === "model") this.container().append(h("div", { class: "model-text" }, renderMarkdown(part.text)));
+        if (part.kind === "text" && turn.role === "model")
+          this.container().append(h("div", { class: "model-text" }, renderMarkdown(part.text)));
         else if (part.kind === "executable_code") this.showCode(part.callId, part.code);
         else if (part.kind === "code_execution_result") this.showResult(part.callId, part.result);
       }
     }
     // A run the page was closed during has no result.
-    for (const live of this.liveOutputs.values()) live.replaceWith(h("p", { class: "note" }, "This run did not finish before the page closed."));
+    for (const live of this.liveOutputs.values())
+      live.replaceWith(h("p", { class: "note" }, "This run did not finish before the page closed."));
     this.liveOutputs.clear();
     this.turnElement = null;
   }
@@ -94,7 +96,8 @@ export class ChatView {
     this.turnElement = h("article", { class: `turn ${turn.role}`, "aria-label": label });
     this.root.append(this.turnElement);
     this.liveText = null;
-    for (const part of turn.parts) if (part.kind === "text") this.turnElement.append(h("p", { class: "user-text" }, part.text));
+    for (const part of turn.parts)
+      if (part.kind === "text") this.turnElement.append(h("p", { class: "user-text" }, part.text));
     this.scroll();
   }
 

@@ -58,9 +58,17 @@ export class ConversationList {
 
   private row(entry: ConversationEntry): HTMLLIElement {
     const item = h("li", { class: "conversation", "data-id": entry.id });
-    const open = h("button", { type: "button", class: "link", "aria-current": entry.current ? "page" : undefined }, entry.title);
+    const open = h(
+      "button",
+      { type: "button", class: "link", "aria-current": entry.current ? "page" : undefined },
+      entry.title,
+    );
     open.addEventListener("click", () => this.actions.open(entry.id));
-    const meta = h("span", { class: "hint", title: new Date(entry.lastUsedAt).toLocaleString() }, `${formatBytes(entry.bytes)} · ${lastUse(entry.lastUsedAt)}`);
+    const meta = h(
+      "span",
+      { class: "hint", title: new Date(entry.lastUsedAt).toLocaleString() },
+      `${formatBytes(entry.bytes)} · ${lastUse(entry.lastUsedAt)}`,
+    );
     const rename = h("button", { type: "button", class: "small", "aria-label": `Rename ${entry.title}` }, "Rename");
     rename.addEventListener("click", () => this.edit(item, this.renameForm(entry)));
     const remove = h("button", { type: "button", class: "small", "aria-label": `Delete ${entry.title}` }, "Delete");
@@ -93,6 +101,12 @@ export class ConversationList {
     yes.addEventListener("click", () => this.done(() => this.actions.remove(entry.id)));
     no.addEventListener("click", () => this.done());
     queueMicrotask(() => no.focus());
-    return h("div", { role: "group", "aria-label": `Delete ${entry.title}?` }, `Delete “${entry.title}” with its files and variables? `, yes, no);
+    return h(
+      "div",
+      { role: "group", "aria-label": `Delete ${entry.title}?` },
+      `Delete “${entry.title}” with its files and variables? `,
+      yes,
+      no,
+    );
   }
 }

@@ -54,8 +54,13 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
   const view = h(
     "section",
     { class: `result outcome-${result.outcome.toLowerCase()}`, "aria-label": `result: ${label}` },
-    h("p", { class: "result-meta" }, h("span", { class: "badge" }, label), ` ${Math.round(result.durationMs)} ms`,
-      result.stateLost ? " · sandbox restarted, variables lost" : ""),
+    h(
+      "p",
+      { class: "result-meta" },
+      h("span", { class: "badge" }, label),
+      ` ${Math.round(result.durationMs)} ms`,
+      result.stateLost ? " · sandbox restarted, variables lost" : "",
+    ),
   );
   if (result.stdout) view.append(stream("stdout", result.stdout));
   if (result.stderr) view.append(stream("stderr", result.stderr));
@@ -63,7 +68,13 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
   for (const display of result.displays as Display[]) view.append(renderData(display.mime, display.data));
   if (result.value) view.append(renderBundle(result.value));
   if (result.error) {
-    view.append(h("pre", { class: "traceback", "aria-label": "traceback" }, result.error.traceback || `${result.error.name}: ${result.error.message}`));
+    view.append(
+      h(
+        "pre",
+        { class: "traceback", "aria-label": "traceback" },
+        result.error.traceback || `${result.error.name}: ${result.error.message}`,
+      ),
+    );
   }
   if (result.files.length) {
     const list = h("ul", { class: "files", "aria-label": "files produced" });

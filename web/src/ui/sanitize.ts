@@ -18,7 +18,22 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
 });
 
 const CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = {
-  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "link", "meta", "base", "svg", "math"],
+  FORBID_TAGS: [
+    "style",
+    "form",
+    "input",
+    "button",
+    "textarea",
+    "select",
+    "iframe",
+    "object",
+    "embed",
+    "link",
+    "meta",
+    "base",
+    "svg",
+    "math",
+  ],
   FORBID_ATTR: ["style", "srcset", "action", "formaction", "background", "poster", "xlink:href"],
   ALLOW_DATA_ATTR: false,
   ADD_ATTR: ["data-blocked"],

@@ -2,13 +2,11 @@
 // (Playwright carries JSON) and streamed output handed to the binding the client exposes.
 import { Sandbox } from "/sdk/wasmbox.js";
 
-const fromBase64 = (text) =>
-  Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 function toBase64(bytes) {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
 
@@ -21,14 +19,12 @@ function sandbox(id) {
 const NO_PERSISTENCE = "this SDK has no persisted sessions (Sandbox.resume)";
 const persistence = () => typeof Sandbox.resume === "function";
 
-const stream = (token, name) => (text) =>
-  window.wasmboxStream(token, name, text);
+const stream = (token, name) => (text) => window.wasmboxStream(token, name, text);
 
 window.wasmboxHost = {
   async create(options) {
     // An SDK without persisted sessions would ignore `persist`: refuse instead of pretending.
-    if (options.persist !== undefined && !persistence())
-      throw new Error(NO_PERSISTENCE);
+    if (options.persist !== undefined && !persistence()) throw new Error(NO_PERSISTENCE);
     return (await Sandbox.create(options)).id;
   },
   async resume(id) {
