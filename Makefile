@@ -17,7 +17,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
+.PHONY: help setup runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -47,10 +47,15 @@ run: build ## start the app and print its URL
 browser: setup ## make sure the engines in WASMBOX_BROWSERS are installed (apt-get when root)
 	scripts/ensure-browser.sh
 
-lint: setup ## ruff (lint + format check), eslint
+lint: setup ## ruff (lint + format check), eslint, prettier (format check of TS/JS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	node_modules/.bin/eslint --max-warnings 0 .
+	node_modules/.bin/prettier --check --log-level warn "**/*.{ts,js,mjs}"
+
+format: setup ## rewrite Python and TS/JS in the project's format (ruff, prettier)
+	$(BIN)/ruff format .
+	node_modules/.bin/prettier --write --log-level warn "**/*.{ts,js,mjs}"
 
 typecheck: setup ## mypy --strict and tsc --strict
 	$(BIN)/mypy
