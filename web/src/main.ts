@@ -35,7 +35,9 @@ function start(): void {
   const download = (path: string): void => void session.then((s) => s.download(path));
   const view = new ChatView(log, download);
   const files = new FileList(byId<HTMLUListElement>("file-list"), download);
-  const refreshFiles = (): Promise<void> => session.then(async (s) => files.show(await s.listFiles()));
+  // A refused listing (over its cap) is shown, never left as an unhandled rejection.
+  const refreshFiles = (): Promise<void> =>
+    session.then(async (s) => files.show(await s.listFiles())).catch((e: unknown) => files.showError(e instanceof Error ? e.message : String(e)));
   const workspace = new Workspace(
     view,
     () => streaming,

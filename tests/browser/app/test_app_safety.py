@@ -165,3 +165,21 @@ def test_files_the_code_writes_download_as_opaque_bytes(
     # Saved, never rendered: the script stays inert text on disk and no dialog opened.
     assert html_download.value.path().read_text() == "<script>alert(1)</script>"
     assert app_page.dialogs == []
+
+
+def test_a_listing_over_its_cap_is_shown_and_the_page_goes_on(
+    app_page: AppPage, console_app: str
+) -> None:
+    """The page lists the files after every activity: a listing the host refuses (more than
+    10,000 files) is named in the Files panel, and the page takes the next run."""
+    app_page.open(console_app)
+    app_page.run_console(
+        "import os\nos.mkdir('many')\nfor i in range(10_001):\n    open(f'many/{i}', 'w').close()"
+    )
+    alert = app_page.page.get_by_label("Files in the sandbox").get_by_role("alert")
+    alert.wait_for(timeout=60_000)
+    assert "Files cannot be listed" in alert.inner_text()
+    assert "10000" in alert.inner_text().replace(",", "")
+    app_page.run_console("import shutil\nshutil.rmtree('many')\nprint('still here')")
+    assert app_page.page.get_by_label("stdout").last.inner_text().strip() == "still here"
+    alert.wait_for(state="detached", timeout=60_000)

@@ -17,4 +17,9 @@ export class FileList {
       }),
     );
   }
+
+  /** The listing was refused (e.g. more files than a listing carries): say so in its place. */
+  showError(message: string): void {
+    this.root.replaceChildren(h("li", { class: "error", role: "alert" }, `Files cannot be listed: ${message}`));
+  }
 }
