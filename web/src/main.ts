@@ -37,7 +37,9 @@ function start(): void {
   const files = new FileList(byId<HTMLUListElement>("file-list"), download);
   // A refused listing (over its cap) is shown, never left as an unhandled rejection.
   const refreshFiles = (): Promise<void> =>
-    session.then(async (s) => files.show(await s.listFiles())).catch((e: unknown) => files.showError(e instanceof Error ? e.message : String(e)));
+    session
+      .then(async (s) => files.show(await s.listFiles()))
+      .catch((e: unknown) => files.showError(e instanceof Error ? e.message : String(e)));
   const workspace = new Workspace(
     view,
     () => streaming,
