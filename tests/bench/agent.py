@@ -66,9 +66,14 @@ def has_all(*needles: str) -> Callable[[str, Page], bool]:
     return lambda text, _page: all(n in text.replace(",", "") for n in needles)
 
 
+# The mean of those samples with np.random.seed(1) (0.0534…) or default_rng(1) (-0.0357…): a
+# mean made up without a run does not pass.
+SAMPLE_MEANS = ("0.053", "-0.035", "-0.036")
+
+
 def plotted_then_counted(text: str, page: Page) -> bool:
     images = page.get_by_role("img", name="figure produced by the code").count()
-    return images > 0 and "500" in text
+    return images > 0 and "500" in text and any(mean in text for mean in SAMPLE_MEANS)
 
 
 TASKS = [
