@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # the whole suite in Chromium, then ENGINE_TESTS in MATRIX_BROWSERS (docs/browsers.md).
 WASMBOX_BROWSERS ?= chromium
 export WASMBOX_BROWSERS
-# WebKit is not in it yet: its memory-limit tests fail (docs/browsers.md); `make test-engines` runs it.
+# WebKit is not in it yet: its watchdog tests are not reliably green (docs/browsers.md); `make test-engines` runs it.
 MATRIX_BROWSERS ?= firefox
 ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_files.py \
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
