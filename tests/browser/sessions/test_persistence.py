@@ -146,3 +146,23 @@ def test_environment_reports_storage(page: Page) -> None:
     )
     assert storage["quota"] > 0 and storage["usage"] >= 0
     assert isinstance(storage["persisted"], bool)
+
+
+def test_saves_without_a_run_keep_the_variables_record(page: Page, isolated_server: str) -> None:
+    """A file write and a rename straight after a run save no variables of their own: the
+    record still names the run's (and the packages they need) when they are read back."""
+    sandbox_id = create(page)
+    page.evaluate(
+        """async id => {
+          const sb = wasmbox.Sandbox.get(id);
+          await sb.execute("import pandas as pd\\ndf = pd.DataFrame({'a': [1, 2]})");
+          await sb.writeFile("x.txt", "x");
+          await sb.rename("t");
+          await sb.flush();
+        }""",
+        sandbox_id,
+    )
+    page.reload()
+    load_sdk(page, isolated_server)
+    assert "df" in resume(page, sandbox_id)["restored"]
+    assert plain(page, sandbox_id, "int(df['a'].sum()), open('x.txt').read()") == "(3, 'x')"

@@ -101,6 +101,8 @@ export class PersistedSession {
   private everything: boolean;
   /** Whether a run may have changed the variables since the last save. */
   private stateChanged = true;
+  /** What the last captured variables were: a save without them repeats it (its blob stays). */
+  private stateMeta: Pick<SessionRecord, "stateBytes" | "skipped" | "packages">;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -110,6 +112,8 @@ export class PersistedSession {
     fresh: boolean,
   ) {
     this.everything = fresh;
+    const { stateBytes, skipped, packages } = record;
+    this.stateMeta = { stateBytes, skipped, packages };
   }
 
   markFiles(paths: Iterable<string>): void {
@@ -129,6 +133,12 @@ export class PersistedSession {
     this.everything = false;
     this.stateChanged = false;
     const { state, listed, files } = await capture(engine, paths, withState);
+    if (state)
+      this.stateMeta = {
+        stateBytes: state.data.byteLength,
+        skipped: state.skipped,
+        packages: state.packages,
+      };
     const now = Date.now();
     const previous = this.record.files;
     const record: SessionRecord = {
@@ -137,11 +147,7 @@ export class PersistedSession {
       expiresAt: now + this.record.ttlDays * DAY_MS,
       history: [...history],
       files: Object.fromEntries(listed.map((f) => [f.path, f.size])),
-      ...(state && {
-        stateBytes: state.data.byteLength,
-        skipped: state.skipped,
-        packages: state.packages,
-      }),
+      ...this.stateMeta,
       appData,
     };
     record.bytes = sizeOf(record);
@@ -152,8 +158,14 @@ export class PersistedSession {
   /** Write after the saves before; the record is updated only once the write is committed. */
   write(batch: SaveBatch): Promise<void> {
     const next = this.writing
-      .catch(() => undefined)
-      .then(async () => {
+      .then(
+        () => true,
+        () => false,
+      )
+      .then(async (previousWritten) => {
+        // Its record names variables an unwritten save held: fail it too; the next save pickles again.
+        if (!previousWritten && !batch.state)
+          throw new Error("an earlier save failed; the next save writes the variables again");
         await writeSession(batch);
         Object.assign(this.record, batch.record);
         noteRecord(batch.record);
@@ -177,6 +189,6 @@ export class PersistedSession {
   /** A failed save's files are saved again by the next one. */
   retryFiles(batch: SaveBatch): void {
     this.markFiles(batch.put.keys());
-    if (batch.state) this.stateChanged = true;
+    this.stateChanged = true;
   }
 }
