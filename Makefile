@@ -96,7 +96,7 @@ redis: ## redis-server for the shared rate-limit tests (apt-get when root; else 
 bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy vs direct (loopback)
 	$(BIN)/python -m tests.bench.proxy_load --clients 500
 
-bench-sandbox: build browser ## sandbox figures in one engine (BROWSER=chromium|firefox|webkit): W1-W9, spare, files
+bench-sandbox: build browser ## sandbox figures in one engine (BROWSER=chromium|firefox|webkit): W1-W11, spare, files
 	WASMBOX_BROWSERS=$(BROWSER) scripts/ensure-browser.sh
 	$(BIN)/python -m tests.bench.sandbox --browser $(BROWSER)
 

@@ -1,16 +1,19 @@
-"""Sandbox figures (`make bench-sandbox BROWSER=chromium|firefox|webkit`): the rows W1–W9 of
+"""Sandbox figures (`make bench-sandbox BROWSER=chromium|firefox|webkit`): the rows W1–W11 of
 shared/bench/WORKLOADS.md through the SDK in one headless engine (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
-`create` from the warm spare and 10 MB / 100 MB files in and out. The same table for every engine;
+`create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
+`--only sessions` prints W2, W10 and W11 alone). The same table for every engine;
 prints figures only, nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from typing import Any
 
+from tests.bench import sessions
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
 from tests.support.engines import ENGINE_GAPS, ENGINES, EngineBrowser, EnginePage, launch
@@ -165,6 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--browser", choices=ENGINES, default="chromium")
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
+    parser.add_argument("--only", choices=["all", "sessions"], default="all", help="which rows")
     args = parser.parse_args()
     global RUNS
     engine, RUNS = args.browser, args.runs
@@ -172,6 +176,14 @@ def main() -> None:
     with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
         served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
         row("engine", f"{browser.name} {browser.version}, page served {served}")
+        if args.only == "sessions":
+            page = open_page(browser, url)
+            warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
+            row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+            sessions.w10(page, statistics.median(warm), RUNS, row)
+            page.close()
+            sessions.w11(browser, url, RUNS, visit, row)
+            return
         row(
             "W1 cold start, cold browser cache (new page)",
             summary(cold_start(browser, url, RUNS, False)),
@@ -196,6 +208,7 @@ def main() -> None:
         row("create from the warm spare", summary(spare_create))
         warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
         row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+        sessions.w10(page, statistics.median(warm), RUNS, row)
         w3 = "import numpy as np; print(np.arange(1_000_000, dtype=np.int64).sum())"
         row("W3 first numpy import + sum (not preloaded)", summary(repeat(page, w3, "run")))
         row(
@@ -252,6 +265,7 @@ def main() -> None:
             row(f"file {mb} MB in (writeFile)", summary([f["put"] for f in files]))
             row(f"file {mb} MB out (readFile)", summary([f["get"] for f in files]))
         page.close()
+        sessions.w11(browser, url, RUNS, visit, row)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,101 @@
+"""Persisted-session rows of `make bench-sandbox` (issue 13): W10, what saving after a small run
+costs (the run's own result should not wait for it); W11, resuming a session that holds a 50 MB
+DataFrame and 20 MB of files, to its first result. Figures only, no asserts."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+from tests.bench.stats import summary
+from tests.support.engines import EngineBrowser, EnginePage
+
+# A small run's result on a persisted sandbox, after its previous save has finished; then how long
+# the save it starts takes (execute → flush), and a run sent straight after another (it waits for
+# the save between them, which is on the sandbox's queue).
+W10 = """async (runs) => {
+  const sb = await wasmbox.Sandbox.create({ persist: true });
+  await sb.execute("import numpy as np; xs = np.arange(1000); total = 0");
+  await sb.flush();
+  const result = [], save = [], backToBack = [];
+  for (let i = 0; i < runs; i++) {
+    let t = performance.now();
+    await sb.execute("total += 1");
+    result.push(performance.now() - t);
+    await sb.flush();
+    save.push(performance.now() - t - result[i]);
+    await sb.execute("total += 1");
+    t = performance.now();
+    await sb.execute("total += 1");
+    backToBack.push(performance.now() - t);
+    await sb.flush();
+  }
+  await wasmbox.Sandbox.delete(sb.id);
+  return { result, save, backToBack };
+}"""
+
+W11_SETUP = """async () => {
+  const sb = await wasmbox.Sandbox.create({ persist: true, timeoutMs: 120000 });
+  const r = await sb.execute(
+    "import numpy as np, pandas as pd\\n" +
+    "df = pd.DataFrame(np.random.default_rng(0).random((655_360, 10)))\\n" +
+    "int(df.memory_usage().sum())");
+  if (r.outcome !== "OUTCOME_OK") throw new Error(`W11 set-up failed: ${JSON.stringify(r.error)}`);
+  const chunk = new Uint8Array(10 * 1024 * 1024).fill(7);
+  await sb.writeFile("a.bin", chunk);
+  await sb.writeFile("b.bin", chunk);
+  await sb.flush();
+  await sb.close();
+  const entry = wasmbox.Sandbox.list().find((e) => e.id === sb.id);
+  return { id: sb.id, frameBytes: Number(r.value["text/plain"]), bytes: entry.bytes };
+}"""
+
+# From `Sandbox.resume` to the first result that uses the restored DataFrame and a file.
+W11_RESUME = """async (id) => {
+  const t0 = performance.now();
+  const sb = await wasmbox.Sandbox.resume(id);
+  const r = await sb.execute("df.shape, len(open('a.bin', 'rb').read())");
+  const t1 = performance.now();
+  await sb.close({ save: false });
+  return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"] };
+}"""
+
+
+def w10(page: EnginePage, w2_median: float, runs: int, row: Callable[[str, str], None]) -> None:
+    figures = page.evaluate(W10, runs)
+    result, save = figures["result"], figures["save"]
+    share = statistics.median(result) / w2_median if w2_median else float("nan")
+    row("W10 persisted small run: its result", summary(result) + f"  ({share:.2f} x W2)")
+    save_share = statistics.median(save) / w2_median if w2_median else float("nan")
+    row(
+        "W10 the save after it (off the result's path)",
+        summary(save) + f"  ({save_share:.1f} x W2)",
+    )
+    row("W10 a run sent right after another (waits for the save)", summary(figures["backToBack"]))
+
+
+def w11(
+    browser: EngineBrowser,
+    url: str,
+    runs: int,
+    visit: Callable[[EnginePage, str], EnginePage],
+    row: Callable[[str, str], None],
+) -> None:
+    page = visit(browser.new_page(), url)
+    setup = page.evaluate(W11_SETUP)
+    row(
+        "W11 session saved",
+        f"DataFrame {setup['frameBytes'] / 1e6:.1f} MB + files 21.0 MB, "
+        f"stored {setup['bytes'] / 1e6:.1f} MB",
+    )
+    samples = []
+    for _ in range(runs):
+        visit(page, url)  # a reload: same storage, a new document
+        samples.append(page.evaluate(W11_RESUME, setup["id"]))
+    row("W11 resume to the first result", summary([s["resume"] for s in samples]))
+    row(
+        "W11 same, from navigation start",
+        summary([s["sinceNavigation"] for s in samples]) + f"  value={samples[0]['value']}",
+    )
+    page.evaluate("id => wasmbox.Sandbox.delete(id)", setup["id"])
+    page.close()
