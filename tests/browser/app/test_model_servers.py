@@ -121,7 +121,7 @@ def test_switching_the_model_applies_from_the_next_message(
     model.script(final("one"), final("two"))
     app_page.open(agent_app).ask("first")
     page = app_page.page
-    page.get_by_label("Model").select_option("gpt-other")
+    page.get_by_label("Model", exact=True).select_option("gpt-other")
     app_page.ask("second")
     assert [r["model"] for r in model.requests()] == ["gpt-test", "gpt-other"]
     assert page.get_by_text("Model: gpt-other from this message on").is_visible()

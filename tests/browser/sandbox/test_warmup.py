@@ -24,13 +24,13 @@ WARM_THEN_CREATE = """async () => {
 
 
 def test_warm_spare_imports_the_named_packages(browser: Browser, isolated_server: str) -> None:
-    """The first cell already finds numpy: a cell waits for a preload still under way rather than
-    running beside it (its imports would stall the cell halfway, deadline running)."""
+    """numpy shows up without the cell importing it. A cell does not wait for the preload (it pauses
+    while a cell runs), so a few polls may pass first; test_app_safety checks the no-wait side."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{isolated_server}{SDK_PAGE}")
     page.wait_for_function("() => window.sdkReady === true")
-    assert page.evaluate(WARM_THEN_CREATE) == {"preloaded": True, "polls": 0}
+    assert page.evaluate(WARM_THEN_CREATE)["preloaded"] is True
     context.close()
 
 

@@ -30,15 +30,18 @@ def wait_until_controlled(page: Page) -> None:
     )
 
 
-def run_numpy(app: AppPage) -> None:
+def run_numpy(app: AppPage, runs_before: int = 0) -> None:
     app.run_console(NUMPY, timeout_ms=RUN_TIMEOUT_MS)
-    expect(app.page.get_by_role("log")).to_contain_text("offline sum 6")
+    outputs = app.page.get_by_label("stdout")
+    expect(outputs).to_have_count(runs_before + 1)  # this run's own output, not a restored one
+    expect(outputs.last).to_contain_text("offline sum 6")
 
 
 def reload_offline(app: AppPage) -> None:
+    """Reload with no network: the page comes back with the conversation restored from storage."""
     app.page.reload()
     app.page.get_by_text("Sandbox: ready").wait_for(timeout=RUN_TIMEOUT_MS)
-    expect(app.page.get_by_role("log")).not_to_contain_text("offline sum")  # a new page
+    expect(app.page.get_by_text("Restored from this browser")).to_be_visible()
 
 
 def test_the_app_console_runs_offline_on_a_static_host(app_page: AppPage, static_site: str) -> None:
@@ -47,7 +50,7 @@ def test_the_app_console_runs_offline_on_a_static_host(app_page: AppPage, static
     wait_until_controlled(app.page)
     app.page.context.set_offline(True)
     reload_offline(app)
-    run_numpy(app)
+    run_numpy(app, runs_before=1)
 
 
 def test_the_app_console_runs_after_wasmbox_serve_stopped(
@@ -60,4 +63,4 @@ def test_the_app_console_runs_after_wasmbox_serve_stopped(
         scope = app.page.evaluate("() => navigator.serviceWorker.ready.then(r => r.scope)")
         assert scope == url + "/"
     reload_offline(app)  # the server is gone
-    run_numpy(app)
+    run_numpy(app, runs_before=1)
