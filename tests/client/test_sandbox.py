@@ -90,6 +90,13 @@ def test_bad_calls_raise_clear_errors(loop: Loop, sandbox: Sandbox) -> None:
         loop(sandbox.execute(b"1"))  # type: ignore[arg-type]
 
 
+def test_an_error_thrown_in_the_page_is_its_message_alone(loop: Loop, sandbox: Sandbox) -> None:
+    # No driver prefix, call log or JS stack: the SDK's error, named, in one line.
+    with pytest.raises(SandboxError) as raised:
+        loop(sandbox.read_file("missing.txt"))
+    assert str(raised.value) == 'SandboxError: no such file in the sandbox: "missing.txt"'
+
+
 def test_deadline_keeps_state_and_the_sandbox_serves_on(loop: Loop, host: Host) -> None:
     sb = loop(Sandbox.create(timeout=300, host=host))
     try:

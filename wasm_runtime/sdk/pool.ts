@@ -12,15 +12,29 @@ const spares = new Map<string, Promise<Engine>>();
 // replacement after a hard kill is still ready soon.
 const REFILL_POLL_MS = 100;
 const REFILL_MAX_DELAY_MS = 1_500;
+// "quiet": a page that runs code back to back (a program driving the SDK, `make bench-anywhere`)
+// would otherwise share its cores with that boot; its next spare waits for a pause instead.
+const REFILL_QUIET_MS = 1_000;
+
+/** How a claimed spare is replaced: "soon" (once the page is idle, within 1.5 s) or "quiet" (after
+ * every sample for REFILL_QUIET_MS found no sandbox starting or running code, however long that takes). */
+export type Refill = "soon" | "quiet";
+const refills = new Map<string, Refill>();
 
 /** Whether any sandbox of the page is starting or running code: the claimer knows, the pool asks. */
 export type BusyCheck = () => boolean;
 
 function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck): void {
+  const quiet = refills.get(frameUrl) === "quiet";
   const latest = performance.now() + REFILL_MAX_DELAY_MS;
+  let quietSince = performance.now();
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
-    if (anyBusy() && performance.now() < latest) return void setTimeout(attempt, REFILL_POLL_MS);
+    const now = performance.now();
+    const busy = anyBusy();
+    if (busy) quietSince = now;
+    const wait = quiet ? now - quietSince < REFILL_QUIET_MS : busy && now < latest;
+    if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl);
   };
   setTimeout(attempt, REFILL_POLL_MS);
@@ -57,7 +71,8 @@ export async function claimEngine(frameUrl: string, anyBusy: BusyCheck): Promise
 }
 
 /** Start the spare now (e.g. at page load), so even the first `create` is quick. */
-export function warmSpare(frameUrl: string, packages: string[] = []): Promise<void> {
+export function warmSpare(frameUrl: string, packages: string[] = [], refillRule: Refill = "soon"): Promise<void> {
+  refills.set(frameUrl, refillRule);
   if (!spares.has(frameUrl)) refill(frameUrl, packages);
   return spares.get(frameUrl)!.then(() => undefined);
 }

@@ -30,7 +30,7 @@ import {
   type Settings,
   type StartProgress,
 } from "./options.js";
-import { claimEngine, dropSpare, warmSpare } from "./pool.js";
+import { claimEngine, dropSpare, warmSpare, type Refill } from "./pool.js";
 import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
@@ -266,9 +266,15 @@ export class Sandbox extends EventTarget {
    * Boot the warm spare ahead of the first `create` (e.g. at page load). `packages` are loaded
    * and imported by that spare once it has booted, in the background, so the session that takes
    * it finds `import pandas` instant; already imported, they do not show in `audit.importedModules`.
+   * `refill` says when a claimed spare's replacement boots: "soon" (default: once the page is
+   * idle, within 1.5 s) or "quiet" (after 1 s with no sandbox starting or running code).
    */
-  static warmup(options: { packages?: string[] } = {}): Promise<void> {
+  static warmup(options: { packages?: string[]; refill?: Refill } = {}): Promise<void> {
     const packages = options.packages ?? [];
+    const refill = options.refill ?? "soon";
+    if (refill !== "soon" && refill !== "quiet") {
+      return Promise.reject(new TypeError('warmup refill must be "soon" or "quiet"'));
+    }
     if (
       !Array.isArray(packages) ||
       packages.length > 50 ||
@@ -276,7 +282,7 @@ export class Sandbox extends EventTarget {
     ) {
       return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
     }
-    return warmSpare(FRAME_URL, [...packages]);
+    return warmSpare(FRAME_URL, [...packages], refill);
   }
 
   /** Stop the warm spare. */

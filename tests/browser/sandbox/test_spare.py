@@ -70,3 +70,35 @@ def test_a_claimed_spare_keeps_nothing_of_its_rehearsal(
     assert traces["value"]["text/plain"] == "[]"
     assert 'File "<cell-2>", line 1' in error["error"]["traceback"]
     context.close()
+
+
+# Frames on the page after `seconds` of runs back to back, then once the page has been quiet.
+FRAMES_WITH_A_QUIET_REFILL = """async ([seconds]) => {
+  const frames = () => document.querySelectorAll("iframe").length;
+  await wasmbox.Sandbox.warmup({ refill: "quiet" });
+  const sb = await wasmbox.Sandbox.create();
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) await sb.execute("1+1");
+  return frames();
+}"""
+
+
+def test_a_quiet_refill_waits_for_a_pause_in_the_runs(
+    browser: Browser, isolated_server: str
+) -> None:
+    context, page = open_page(browser, isolated_server)
+    # Past the 1.5 s that bounds the default rule: still only the sandbox's own frame.
+    assert page.evaluate(FRAMES_WITH_A_QUIET_REFILL, [2.5]) == 1
+    page.wait_for_function(  # then a pause: the next spare boots
+        "() => document.querySelectorAll('iframe').length === 2", timeout=60_000
+    )
+    context.close()
+
+
+def test_warmup_refuses_an_unknown_refill_rule(browser: Browser, isolated_server: str) -> None:
+    context, page = open_page(browser, isolated_server)
+    error = page.evaluate(
+        "() => wasmbox.Sandbox.warmup({ refill: 'later' }).then(() => null, (e) => e.message)"
+    )
+    assert error == 'warmup refill must be "soon" or "quiet"'
+    context.close()

@@ -63,5 +63,7 @@ window.wasmboxHost = {
   close: (id) => Sandbox.get(id)?.close(),
   list: () => Sandbox.list(),
 };
-Sandbox.warmup();
+// A program drives this page, often with runs back to back: the spare that replaces a claimed one
+// boots in a pause, not between two of its runs.
+Sandbox.warmup({ refill: "quiet" });
 window.wasmboxReady = true;
