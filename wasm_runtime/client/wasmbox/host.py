@@ -7,10 +7,12 @@ starts and owns its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import (
     BrowserContext,
@@ -23,9 +25,13 @@ from playwright.async_api import (
 
 from wasmbox.browser import BrowserName, launch_args
 from wasmbox.errors import SandboxError
-from wasmbox.server import HOST_PAGE, LoopbackServer, client_app, client_settings
+from wasmbox.profiles import CLEARED_STORAGE, ProfileSlot, claim_slot
+
+if TYPE_CHECKING:
+    from wasmbox.server import LoopbackServer
 
 StreamSink = Callable[[str, str], None]
+HOST_PAGE = "/client/host.html"
 # Booting on a busy 2-core machine can take tens of seconds; runs keep their own deadlines.
 PAGE_TIMEOUT_MS = 120_000
 
@@ -39,17 +45,21 @@ class Host:
         playwright: Playwright,
         close_browser: Callable[[], Awaitable[None]],
         page: Page,
+        sinks: dict[int, StreamSink],
+        cdp: CDPSession | None = None,
+        slot: ProfileSlot | None = None,
     ) -> None:
         self.server = server
         self._playwright = playwright
         self._close_browser = close_browser
         self.page = page
-        self._sinks: dict[int, StreamSink] = {}
+        self._sinks = sinks
         self._tokens = itertools.count(1)
         self._closed = False
-        # Chromium: calls go straight to the DevTools protocol (see `_calls_over_cdp`).
-        self._cdp: CDPSession | None = None
+        # Chromium: calls go straight to the DevTools protocol, on this object (see `call`).
+        self._cdp = cdp
         self._host_object = ""
+        self._slot = slot
 
     @classmethod
     async def start(
@@ -59,58 +69,68 @@ class Host:
         isolated: bool = True,
         profile: Path | None = None,
         port: int | None = None,
+        cache: bool = True,
     ) -> Host:
         """Serve the runtime, launch `browser` headless and open the host page.
 
-        By default the browser profile is a fresh temporary one and the port a free one. A named
-        session passes its own `profile` directory and `port`: the page's storage (where the SDK
-        keeps persisted sandboxes) belongs to both, so keeping them keeps the sessions.
+        A named session passes its own `profile` directory and `port`: the page's storage (where
+        the SDK keeps persisted sandboxes) belongs to both, so keeping them keeps the sessions.
+        Otherwise Chromium gets a cached profile (wasmbox.profiles: the runtime's files stay
+        decoded there for the next process; nothing else is kept) unless `cache` is False or all
+        slots are taken, and other engines a fresh temporary one, on a free port.
         """
-        server = LoopbackServer(client_app(client_settings(isolated)), port=port)
-        await asyncio.to_thread(server.start)
-        playwright = await async_playwright().start()
+        slot = claim_slot(browser) if cache and profile is None and browser == "chromium" else None
+        if slot is not None:
+            profile, port = slot.profile, slot.port
+        # The server (with FastAPI's and the backend's imports) starts in a thread while the
+        # browser launches: neither needs the other until the page is opened.
+        serving = asyncio.ensure_future(
+            asyncio.to_thread(start_server, isolated, port, slot is not None)
+        )
+        playwright: Playwright | None = None
         try:
-            engine = getattr(playwright, browser)
-            own = playwright.chromium.executable_path if browser == "chromium" else None
-            context: BrowserContext
-            if profile is None:
-                launched = await engine.launch(**launch_args(browser, own))
-                context = await launched.new_context()
-                close_browser = launched.close
-            else:
-                context = await engine.launch_persistent_context(
-                    str(profile), **launch_args(browser, own)
-                )
-                close_browser = context.close
+            playwright = await async_playwright().start()
+            context, close_browser = await open_context(playwright, browser, profile, slot)
             context.set_default_timeout(PAGE_TIMEOUT_MS)
             page = context.pages[0] if context.pages else await context.new_page()
-            host = cls(server, playwright, close_browser, page)
-            await page.expose_function("wasmboxStream", host._stream)
-            await page.goto(server.url + HOST_PAGE)
+            sinks: dict[int, StreamSink] = {}
+            await page.expose_function("wasmboxStream", partial(deliver, sinks))
+            cdp = await context.new_cdp_session(page) if browser == "chromium" else None
+            host = cls(await serving, playwright, close_browser, page, sinks, cdp, slot)
+            if slot is not None:
+                slot.remember(host.server.port)
+                await host._clear_storage()  # what a process that ended without close() left
+            await page.goto(host.server.url + HOST_PAGE)
             # A function, not a string: a string predicate is eval'd, which the page CSP refuses.
             await page.wait_for_function("() => window.wasmboxReady === true")
-            if browser == "chromium":
-                await host._calls_over_cdp(context)
+            if cdp is not None:
+                found = await cdp.send("Runtime.evaluate", {"expression": "window.wasmboxHost"})
+                host._host_object = found["result"]["objectId"]
         except BaseException:
-            await playwright.stop()
-            server.stop()
+            if playwright is not None:
+                await playwright.stop()
+            await stop_serving(serving)
+            if slot is not None:
+                slot.release()
             raise
         return host
 
-    async def _calls_over_cdp(self, context: BrowserContext) -> None:
-        """Send calls as one `Runtime.callFunctionOn` on the host object: `page.evaluate` wraps
-        each call in Playwright's own serialisation and script, a few ms per round trip."""
-        cdp = await context.new_cdp_session(self.page)
-        found = await cdp.send("Runtime.evaluate", {"expression": "window.wasmboxHost"})
-        self._host_object = found["result"]["objectId"]
-        self._cdp = cdp
+    async def _clear_storage(self) -> None:
+        """All of the page origin's storage but the runtime's CacheStorage (a cached profile)."""
+        if self._cdp is not None:
+            await self._cdp.send(
+                "Storage.clearDataForOrigin",
+                {"origin": self.server.url, "storageTypes": CLEARED_STORAGE},
+            )
 
     async def call(self, method: str, *args: Any) -> Any:
         """`window.wasmboxHost[method](...args)`; a JS error becomes a SandboxError."""
         if self._closed:
             raise SandboxError("the wasmbox host is closed")
         try:
-            if self._cdp is None:
+            # One `Runtime.callFunctionOn`: `page.evaluate` wraps each call in Playwright's own
+            # serialisation and script, a few ms per round trip.
+            if self._cdp is None or not self._host_object:
                 return await self.page.evaluate(
                     "([m, args]) => window.wasmboxHost[m](...args)", [method, list(args)]
                 )
@@ -138,25 +158,79 @@ class Host:
     def drop_stream(self, token: int) -> None:
         self._sinks.pop(token, None)
 
-    def _stream(self, token: int, name: str, text: str) -> None:
-        if sink := self._sinks.get(token):
-            sink(name, text)
-
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         try:
+            if self._slot is not None:
+                with contextlib.suppress(Error):
+                    await self._clear_storage()  # persisted sandboxes last as long as the host
             await self._close_browser()
         finally:
             await self._playwright.stop()
             await asyncio.to_thread(self.server.stop)
+            if self._slot is not None:  # after the browser is gone: it held the profile
+                self._slot.release()
 
     async def __aenter__(self) -> Host:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def open_context(
+    playwright: Playwright, browser: BrowserName, profile: Path | None, slot: ProfileSlot | None
+) -> tuple[BrowserContext, Callable[[], Awaitable[None]]]:
+    """The browser context, and how to close it. A cached profile the browser refuses is emptied
+    and this start uses a temporary one; a named session's profile fails loudly."""
+    engine = getattr(playwright, browser)
+    own = playwright.chromium.executable_path if browser == "chromium" else None
+    args = launch_args(browser, own)
+    if profile is not None:
+        try:
+            context = await engine.launch_persistent_context(str(profile), **args)
+            return context, context.close
+        except Error:
+            if slot is None:
+                raise
+            slot.discard()
+    launched = await engine.launch(**args)
+    return await launched.new_context(), launched.close
+
+
+def start_server(isolated: bool, port: int | None, any_port: bool = False) -> LoopbackServer:
+    """The loopback server, serving; on another port if `port` is taken and `any_port`.
+
+    Imported here, in the thread that calls this: FastAPI, uvicorn and the backend take about
+    as long to import as the browser takes to launch."""
+    from wasmbox.server import LoopbackServer, PortInUse, client_app, client_settings
+
+    app = client_app(client_settings(isolated))
+    try:
+        server = LoopbackServer(app, port=port)
+    except PortInUse:
+        if not any_port:
+            raise
+        server = LoopbackServer(app)
+    server.start()
+    return server
+
+
+async def stop_serving(serving: asyncio.Future[LoopbackServer]) -> None:
+    """Stop the server once its start is over (a failed start has nothing to stop)."""
+    try:
+        server = await serving
+    except BaseException:
+        return
+    await asyncio.to_thread(server.stop)
+
+
+def deliver(sinks: dict[int, StreamSink], token: int, name: str, text: str) -> None:
+    """The page's `wasmboxStream(token, name, text)`: output for the run that holds `token`."""
+    if sink := sinks.get(token):
+        sink(name, text)
 
 
 CALL_FUNCTION = "function (method, args) { return this[method](...args); }"

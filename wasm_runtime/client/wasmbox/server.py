@@ -21,7 +21,6 @@ from wasm_runtime.builder.manifest import MANIFEST
 from wasmbox.errors import RuntimeMissing, WasmboxError
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
-HOST_PAGE = "/client/host.html"
 START_TIMEOUT_S = 15.0
 
 
