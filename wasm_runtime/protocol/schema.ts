@@ -98,7 +98,13 @@ export const SavedStateSchema = v.object({
 // Worker → host: replies to requests (by `id`), events of a run or of the worker, and the one
 // request the worker makes (`fetch-runtime`, which the host answers with a RuntimeFileReply).
 export const WorkerMessageSchema = v.variant("type", [
-  v.object({ type: v.literal("booted"), isolated: v.boolean(), bootMs: finite }),
+  // `steps`: when each start-up step ended, in ms since the epoch (performance marks on the host).
+  v.object({
+    type: v.literal("booted"),
+    isolated: v.boolean(),
+    bootMs: finite,
+    steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
+  }),
   v.object({
     type: v.literal("stream"),
     id: int,

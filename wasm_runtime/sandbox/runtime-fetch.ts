@@ -3,7 +3,9 @@
 // runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
 // library, lock file and packages with the global `fetch`, so that is where the files are routed.
 import { mimeOf } from "../protocol/mime.js";
-import { RUNTIME_FILE_NAME, type RuntimeFileReply, type RuntimeFileRequest } from "../protocol/types.js";
+import { BOOT_FILES, RUNTIME_FILE_NAME, type RuntimeFileReply, type RuntimeFileRequest } from "../protocol/types.js";
+import { bootStep } from "./boot-steps.js";
+import { compilingResponse } from "./wasm-precompile.js";
 
 /** A runtime file's bytes, from the host page when it can help, else from the network. */
 export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
@@ -13,7 +15,7 @@ export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
  * callers that want the bytes themselves: reading a large file such as the start-up snapshot back
  * out of a `Response` would copy it once more.
  */
-export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): RuntimeFileBytes {
+export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort, early: string[] = []): RuntimeFileBytes {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
   let nextId = 1;
   port.addEventListener("message", (event: MessageEvent) => {
@@ -27,9 +29,22 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
   const fromHost = (file: string): Promise<Uint8Array> =>
     new Promise((resolve, reject) => {
       const fetchId = nextId++;
-      waiting.set(fetchId, ({ data, error }) => (data ? resolve(data) : reject(new Error(error ?? file))));
+      waiting.set(fetchId, ({ data, error }) => {
+        if (data && BOOT_FILES.includes(file)) bootStep(`received ${file}`);
+        return data ? resolve(data) : reject(new Error(error ?? file));
+      });
       port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies RuntimeFileRequest);
     });
+
+  // Asked for now, in this order, before Pyodide asks (the wasm first, so it compiles while the
+  // snapshot arrives); the first request for each takes it.
+  const asked = new Map(early.map((file) => [file, fromHost(file)] as const));
+  for (const bytes of asked.values()) bytes.catch(() => undefined);
+  const hostBytes = (file: string): Promise<Uint8Array> => {
+    const bytes = asked.get(file);
+    asked.delete(file);
+    return bytes ?? fromHost(file);
+  };
 
   const direct = self.fetch.bind(self);
   const fromNetwork = async (file: string): Promise<Uint8Array> => {
@@ -42,12 +57,18 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
     const file = url.startsWith(runtimeUrl) ? url.slice(runtimeUrl.length) : "";
     if (RUNTIME_FILE_NAME.test(file) && (init?.method ?? "GET") === "GET") {
       // If the host cannot help (an older SDK, a failed fetch), the file is fetched as before.
-      return fromHost(file).then(
-        (data) => new Response(data as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": mimeOf(file) } }),
+      return hostBytes(file).then(
+        (data) => {
+          const headers = { "Content-Type": mimeOf(file) };
+          const bytes = data as Uint8Array<ArrayBuffer>;
+          return headers["Content-Type"] === "application/wasm"
+            ? compilingResponse(bytes, headers)
+            : new Response(bytes, { headers });
+        },
         () => direct(input, init),
       );
     }
     return direct(input, init);
   };
-  return (file) => fromHost(file).catch(() => fromNetwork(file));
+  return (file) => hostBytes(file).catch(() => fromNetwork(file));
 }

@@ -2,9 +2,11 @@
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import type { KernelConfig } from "../protocol/types.js";
+import { bootStep } from "./boot-steps.js";
 import { loaderLog } from "./loader-log.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 import { cStackLevels } from "./stack.js";
+import { withPrecompiledWasm } from "./wasm-precompile.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
 declare function importScripts(...urls: string[]): void;
@@ -59,7 +61,7 @@ async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Pro
     stderr: (l: string) => void loaderLog.push(l),
   };
   try {
-    return await loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) });
+    return await withPrecompiledWasm(() => loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) }));
   } catch (error) {
     loaderLog.push(`booting without the snapshot: ${error}`);
     return loadPyodide(config);
@@ -73,7 +75,7 @@ export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileByte
     (bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest,
   );
   const [pyodide, manifest, wheel] = await Promise.all([
-    bootPyodide(runtimeUrl, fileBytes),
+    bootPyodide(runtimeUrl, fileBytes).then((pyodide) => (bootStep("pyodide-booted"), pyodide)),
     manifestRead,
     kernelWheel(manifestRead, fileBytes),
   ]);
@@ -83,6 +85,7 @@ export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileByte
   const kernel = pyodide.pyimport("wasmbox_kernel");
   kernel.prepare_interpreter();
   kernel.destroy();
+  bootStep("kernel-imported");
   return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
 }
 

@@ -19,6 +19,7 @@ import { loaderLog } from "./loader-log.js";
 import { loadState, saveState } from "./state.js";
 import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
+import { bootStep, bootSteps } from "./boot-steps.js";
 
 interface Boot {
   type: "boot";
@@ -39,7 +40,9 @@ const describeError = (error: unknown): ErrorInfo => {
 async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
-  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port));
+  // The wasm first: it compiles while the larger snapshot arrives (wasm-precompile.ts).
+  const fileBytes = routeRuntimeFetches(runtimeUrl, port, ["pyodide.asm.wasm", "snapshot.bin"]);
+  const runtime = await initRuntime(runtimeUrl, fileBytes);
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
@@ -120,7 +123,8 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
       return handle(request);
     });
   });
-  post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started });
+  bootStep("booted");
+  post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started, steps: bootSteps() });
 }
 
 const LOG_LINES_SHOWN = 50;
@@ -142,6 +146,7 @@ function reportFailure(runtime: Runtime, id: number, error: unknown, post: (r: W
 self.onmessage = (event: MessageEvent<Boot>) => {
   if (event.data?.type !== "boot") return;
   self.onmessage = null;
+  bootStep("worker-started");
   const missing = missingGuarantee();
   if (missing) {
     const error = {

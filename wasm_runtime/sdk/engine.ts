@@ -12,6 +12,7 @@ import type {
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
+import { mark, markBootSteps } from "./marks.js";
 import { prefetchBootFiles, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
@@ -69,6 +70,7 @@ export class Engine {
     } catch (error) {
       return Promise.reject(error as Error);
     }
+    mark("engine-start");
     prefetchBootFiles(); // read while the frame and its worker start
     const script = workerScript(sandboxUrl);
     const iframe = document.createElement("iframe");
@@ -87,11 +89,11 @@ export class Engine {
       };
       const sendScript = () =>
         script.then(
-          (blob) =>
-            iframe.contentWindow?.postMessage(
-              { type: "start", script: blob, runtimeUrl: RUNTIME_URL } satisfies FrameStart,
-              "*",
-            ),
+          (blob) => {
+            mark("worker-script-sent");
+            const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL };
+            iframe.contentWindow?.postMessage(start, "*");
+          },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
       const timer = setTimeout(() => fail("boot timed out"), BOOT_TIMEOUT_MS);
@@ -100,8 +102,10 @@ export class Engine {
         const { type } = event.data as { type?: unknown };
         const port = event.ports[0];
         if (type === "frame-loaded" && !engine) {
+          mark("frame-loaded");
           void sendScript();
         } else if (type === "frame-ready" && port && !engine) {
+          mark("frame-ready");
           engine = new Engine(iframe, port, (event.data as { isolated?: unknown }).isolated === true, cleanup);
           engine.booted.then(
             () => ((started = true), clearTimeout(timer), resolve(engine!)),
@@ -134,6 +138,8 @@ export class Engine {
     if (message.type === "fetch-runtime") {
       this.sendRuntimeFile(message.fetchId, message.file);
     } else if (message.type === "booted") {
+      markBootSteps(message);
+      mark("booted");
       this.bootWaiter?.(message);
       this.bootWaiter = null;
     } else if (message.type === "stream") {

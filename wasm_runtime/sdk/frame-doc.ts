@@ -34,6 +34,12 @@ export function frameDocument(): string {
   ].join("\n");
 }
 
+// Pyodide's loader ends with `try{Object.assign(exports,loadPyodide)}catch(_){}`. In a worker
+// `exports` is undefined, and when DevTools or an automation client is attached, the thrown
+// ReferenceError's stack trace makes V8 re-parse the whole 1.3 MB script during the start. A
+// script-level binding (not a property of the worker's global) lets that line do nothing.
+const LOADER_EXPORTS = "let exports = {};\n";
+
 const workerScripts = new Map<string, Promise<Blob>>();
 
 /**
@@ -49,7 +55,9 @@ export function workerScript(sandboxUrl: string): Promise<Blob> {
       sandboxFile(sandboxUrl, "worker.js"),
     ]).then(
       ([asm, loader, worker]) =>
-        new Blob([asm as BlobPart, "\n;\n", loader as BlobPart, "\n;\n", worker], { type: "text/javascript" }),
+        new Blob([LOADER_EXPORTS, asm as BlobPart, "\n;\n", loader as BlobPart, "\n;\n", worker], {
+          type: "text/javascript",
+        }),
     );
     script.catch(() => workerScripts.delete(sandboxUrl)); // a failure is not remembered
     workerScripts.set(sandboxUrl, script);

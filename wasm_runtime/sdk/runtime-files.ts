@@ -3,6 +3,7 @@
 // the HTTP cache), and each file is read once per page however many sandboxes boot. Bytes are
 // counted as they arrive, for progress bars.
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
+import { inBackground } from "./background.js";
 import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
 export const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
@@ -65,7 +66,8 @@ async function download(name: string): Promise<ArrayBuffer> {
     return stored;
   }
   const bytes = await fetchCounted(name, entry?.size);
-  if (entry) whenIdle(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
+  // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
+  if (entry) inBackground(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
 }
 
@@ -102,12 +104,6 @@ function fileBytes(name: string): Promise<ArrayBuffer> {
   }
   return bytes;
 }
-
-// Storing hashes and copies tens of MB: not while the first sandbox is still booting.
-const whenIdle = (task: () => void): void =>
-  void (typeof requestIdleCallback === "function"
-    ? requestIdleCallback(task, { timeout: 10_000 })
-    : setTimeout(task, 1_000));
 
 /**
  * Start reading the files every worker asks for at boot (from the store, the HTTP cache or the

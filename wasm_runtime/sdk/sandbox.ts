@@ -31,6 +31,7 @@ import {
   type StartProgress,
 } from "./options.js";
 import { claimEngine, dropSpare, warmSpare, type Refill } from "./pool.js";
+import { noteActivity, whenIdle } from "./background.js";
 import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
@@ -96,6 +97,7 @@ export class Sandbox extends EventTarget {
   ) {
     super();
     this.id = origin.id ?? crypto.randomUUID();
+    noteActivity(this, true); // starting
     this.persisted = origin.persisted ?? null;
     this.createdAt = this.persisted?.record.createdAt ?? Date.now();
     this.lastUsedAt = this.persisted?.record.lastUsedAt ?? this.createdAt;
@@ -283,6 +285,15 @@ export class Sandbox extends EventTarget {
       return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
     }
     return warmSpare(FRAME_URL, [...packages], refill);
+  }
+
+  /**
+   * Resolves once no sandbox of this page is starting or running code, at an idle moment: for
+   * work that must not slow a sandbox's start or first result (the embed and the app register
+   * their service worker then; the SDK stores runtime files for the next visit then).
+   */
+  static whenIdle(): Promise<void> {
+    return whenIdle();
   }
 
   /** Stop the warm spare. */
@@ -512,6 +523,7 @@ export class Sandbox extends EventTarget {
   private setState(state: SandboxState): void {
     if (state === this.current) return;
     this.current = state;
+    noteActivity(this, state === "busy" || state === "starting");
     this.dispatchEvent(new CustomEvent("statechange", { detail: { state } }));
   }
 

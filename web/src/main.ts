@@ -19,7 +19,8 @@ import { StatusBar } from "./ui/status.js";
 import { showUpdateNotice } from "./sw/notice.js";
 import { registerOffline } from "./sw/register.js";
 
-function start(): void {
+/** Resolves once the workspace's sandbox has started (or failed to). */
+function start(): Promise<void> {
   // Before anything fetches: the page may reach its own files and the user's endpoint, nothing else.
   const endpoint = loadEndpoint();
   applyConnectPolicy(endpoint);
@@ -174,13 +175,13 @@ function start(): void {
   );
 
   performance.mark("wasmbox:input-ready");
-  workspace.start().then(
-    () => performance.mark("wasmbox:sandbox-ready"),
+  fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
+  return workspace.start().then(
+    () => void performance.mark("wasmbox:sandbox-ready"),
     (error) => view.note(`The sandbox could not start: ${error}`, "error"),
   );
-  fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
 }
 
-start();
 // app.js is at app/; the service worker at the top, so its scope covers the app and the examples.
-registerOffline(new URL("../sw.js", import.meta.url), showUpdateNotice);
+// Registered once the sandbox is up: its precache must not compete with the sandbox's start.
+void start().then(() => registerOffline(new URL("../sw.js", import.meta.url), showUpdateNotice));

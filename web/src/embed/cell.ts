@@ -71,12 +71,14 @@ export class WasmboxCell extends HTMLElement {
     this.say("Starting Python…");
     try {
       const sandbox = await sessionSandbox(this.session, this.sessionPackages());
+      performance.mark("wasmbox:cell-sandbox-ready");
       this.say("Running…");
       const result = await sandbox.execute(this.code.value, { timeoutMs: timeoutMs(this.getAttribute("timeout")) });
       const download = (path: string): void => void sandbox.readFile(path).then((bytes) => saveBytes(bytes, path));
       this.output!.replaceChildren(renderResult(result, download));
       this.say("");
       this.result = result;
+      performance.mark("wasmbox:cell-result");
       this.dispatchEvent(new CustomEvent("result", { detail: result }));
       return result;
     } catch (error) {

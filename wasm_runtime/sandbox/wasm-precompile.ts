@@ -1,0 +1,34 @@
+// Pyodide compiles its wasm only once the start-up snapshot has arrived (it needs the snapshot's
+// size first), so the 10 MB compile and the 25 MB snapshot's delivery ran one after the other.
+// Instead the wasm is compiled as soon as its bytes arrive, and Pyodide's instantiateStreaming
+// of that same response gets the compiled module.
+
+const compiled = new WeakMap<Response, Promise<WebAssembly.Module>>();
+
+/** A Response for wasm bytes whose compile starts now. */
+export function compilingResponse(bytes: Uint8Array<ArrayBuffer>, headers: HeadersInit): Response {
+  const response = new Response(bytes, { headers });
+  const module = WebAssembly.compile(bytes);
+  module.catch(() => undefined); // instantiateStreaming below compiles again and reports it
+  compiled.set(response, module);
+  return response;
+}
+
+/**
+ * Run `boot` with WebAssembly.instantiateStreaming taking a response's compiled module when
+ * compilingResponse made it; anything else, and everything after `boot`, is as before.
+ */
+export async function withPrecompiledWasm<T>(boot: () => Promise<T>): Promise<T> {
+  const original = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    const module = await compiled.get(response)?.catch(() => null);
+    if (!module) return original(response, imports);
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+  try {
+    return await boot();
+  } finally {
+    WebAssembly.instantiateStreaming = original;
+  }
+}
