@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import pytest
@@ -26,6 +27,24 @@ def test_output_streams_while_running(loop: Loop, sandbox: Sandbox) -> None:
     result = loop(sandbox.execute(code, on_stdout=out.append, on_stderr=err.append))
     assert "".join(out) == result.stdout == "a\n"
     assert "".join(err) == result.stderr == "b\n"
+
+
+def test_first_streaming_runs_at_once_each_get_their_own_output(
+    loop: Loop, runtime_built: None
+) -> None:
+    async def scenario() -> list[tuple[str, str]]:
+        async with await Host.start() as fresh:  # nothing has streamed on it yet
+            sandboxes = [await Sandbox.create(host=fresh) for _ in range(2)]
+            outs: list[list[str]] = [[], []]
+            results = await asyncio.gather(
+                *(
+                    sb.execute(f"print('from {i}')", on_stdout=outs[i].append)
+                    for i, sb in enumerate(sandboxes)
+                )
+            )
+            return [("".join(out), r.stdout) for out, r in zip(outs, results, strict=True)]
+
+    assert loop(scenario()) == [("from 0\n", "from 0\n"), ("from 1\n", "from 1\n")]
 
 
 def test_error_is_a_result_with_the_users_traceback(loop: Loop, sandbox: Sandbox) -> None:

@@ -45,7 +45,6 @@ class Host:
         playwright: Playwright,
         close_browser: Callable[[], Awaitable[None]],
         page: Page,
-        sinks: dict[int, StreamSink],
         cdp: CDPSession | None = None,
         slot: ProfileSlot | None = None,
     ) -> None:
@@ -53,7 +52,9 @@ class Host:
         self._playwright = playwright
         self._close_browser = close_browser
         self.page = page
-        self._sinks = sinks
+        self._sinks: dict[int, StreamSink] = {}
+        # The page's `wasmboxStream`, exposed when a run first streams: not on the start's path.
+        self._exposing: asyncio.Future[object] | None = None
         self._tokens = itertools.count(1)
         self._closed = False
         # Chromium: calls go straight to the DevTools protocol, on this object (see `call`).
@@ -93,10 +94,8 @@ class Host:
             context, close_browser = await open_context(playwright, browser, profile, slot)
             context.set_default_timeout(PAGE_TIMEOUT_MS)
             page = context.pages[0] if context.pages else await context.new_page()
-            sinks: dict[int, StreamSink] = {}
-            await page.expose_function("wasmboxStream", partial(deliver, sinks))
             cdp = await context.new_cdp_session(page) if browser == "chromium" else None
-            host = cls(await serving, playwright, close_browser, page, sinks, cdp, slot)
+            host = cls(await serving, playwright, close_browser, page, cdp, slot)
             if slot is not None:
                 slot.remember(host.server.port)
                 await host._clear_storage()  # what a process that ended without close() left
@@ -150,10 +149,21 @@ class Host:
             raise SandboxError(js_message(thrown_text(details)))
         return reply["result"].get("value")
 
-    def stream_token(self, sink: StreamSink) -> int:
+    async def stream_token(self, sink: StreamSink) -> int:
+        """A token for a run's output: the page calls `wasmboxStream(token, name, text)`."""
+        if self._exposing is None:
+            self._exposing = asyncio.ensure_future(self._expose_streams())
+        try:
+            await asyncio.shield(self._exposing)
+        except Error as exc:
+            self._exposing = None
+            raise SandboxError(js_message(exc.message)) from None
         token = next(self._tokens)
         self._sinks[token] = sink
         return token
+
+    async def _expose_streams(self) -> object:
+        return await self.page.expose_function("wasmboxStream", partial(deliver, self._sinks))
 
     def drop_stream(self, token: int) -> None:
         self._sinks.pop(token, None)

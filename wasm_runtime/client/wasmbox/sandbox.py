@@ -163,7 +163,7 @@ class Sandbox:
                 if callback := sinks.get(name):
                     callback(text)
 
-            token = self.host.stream_token(sink)
+            token = await self.host.stream_token(sink)
         options["token"] = token
         try:
             raw = await self._call("execute", code, options)
