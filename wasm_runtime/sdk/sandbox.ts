@@ -460,12 +460,15 @@ export class Sandbox extends EventTarget {
   /** Save after the queued calls, off the run's path; one save waits at most. */
   private scheduleSave(): void {
     const persisted = this.persisted;
-    if (!persisted || this.saveQueued || this.isClosed()) return;
-    this.saveQueued = true;
-    const batch = this.enqueue((engine) => {
-      this.saveQueued = false;
-      return persisted.snapshot(engine, this.history, this.data);
-    });
+    if (!persisted || this.saveQueued || this.isClosed() || persisted.coveredByCapture()) return;
+    const direct = persisted.recordOnly(this.history, this.data);
+    if (!direct) this.saveQueued = true;
+    const batch = direct
+      ? Promise.resolve(direct)
+      : this.enqueue((engine) => {
+          this.saveQueued = false;
+          return persisted.snapshot(engine, () => ({ history: this.history, appData: this.data }));
+        });
     this.saving = batch
       .then((b) =>
         persisted.write(b).catch((error: unknown) => {

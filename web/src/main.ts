@@ -65,7 +65,7 @@ function start(): Promise<void> {
   );
   const activity = new Activity(status, byId<HTMLButtonElement>("stop"), log, view, () => {
     void refreshFiles();
-    void workspace.saved();
+    return workspace.saved();
   });
   const conversation = (): Promise<Conversation> => workspace.current ?? workspace.open(null);
   /** Switching waits for the current activity: Stop it first. */

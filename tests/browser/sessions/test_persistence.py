@@ -166,3 +166,34 @@ def test_saves_without_a_run_keep_the_variables_record(page: Page, isolated_serv
     load_sdk(page, isolated_server)
     assert "df" in resume(page, sandbox_id)["restored"]
     assert plain(page, sandbox_id, "int(df['a'].sum()), open('x.txt').read()") == "(3, 'x')"
+
+
+def test_app_data_is_saved_without_waiting_for_a_run(page: Page, isolated_server: str) -> None:
+    """New app data is written while a run still holds the worker (no capture from the worker
+    needed), and the record it writes stays whole: it holds the runs saved so far."""
+    sandbox_id = create(page)
+    order = page.evaluate(
+        """async id => {
+          const sb = wasmbox.Sandbox.get(id);
+          await sb.execute("x = 1");
+          await sb.flush();
+          const order = [];
+          const code = "import time\\ntime.sleep(4)\\nx = 2";
+          const running = sb.execute(code).then(() => order.push("run"));
+          await new Promise((ok) => setTimeout(ok, 500));
+          sb.setAppData({ note: "while running" });
+          await sb.flush();
+          order.push("saved");
+          await running;
+          return order;
+        }""",
+        sandbox_id,
+    )
+    assert order == ["saved", "run"]
+    page.reload()
+    load_sdk(page, isolated_server)
+    resume(page, sandbox_id)
+    sb = f"wasmbox.Sandbox.get({sandbox_id!r})"
+    assert page.evaluate(f"{sb}.appData") == {"note": "while running"}
+    assert page.evaluate(f"{sb}.history.length") == 2
+    assert plain(page, sandbox_id, "x") == "2"

@@ -104,6 +104,10 @@ export class PersistedSession {
   /** What the last captured variables were: a save without them repeats it (its blob stays). */
   private stateMeta: Pick<SessionRecord, "stateBytes" | "skipped" | "packages">;
   private writing: Promise<void> = Promise.resolve();
+  /** The files of the latest capture, written or being written. */
+  private files: Record<string, number>;
+  /** Captures under way on the sandbox's queue. */
+  private capturing = 0;
 
   constructor(
     readonly record: SessionRecord,
@@ -114,6 +118,7 @@ export class PersistedSession {
     this.everything = fresh;
     const { stateBytes, skipped, packages } = record;
     this.stateMeta = { stateBytes, skipped, packages };
+    this.files = record.files;
   }
 
   markFiles(paths: Iterable<string>): void {
@@ -125,34 +130,65 @@ export class PersistedSession {
     this.stateChanged = true;
   }
 
-  /** On the sandbox's queue: what to save now. */
-  async snapshot(engine: Engine, history: HistoryEntry[], appData: unknown): Promise<SaveBatch> {
+  /**
+   * A save that needs nothing from the worker (a rename, new app data), or null when a file or
+   * the variables changed or a capture is under way. Taken at once, so the app's conversation is
+   * in storage moments after it is shown, not after a worker round trip behind the queue.
+   */
+  recordOnly(history: HistoryEntry[], appData: unknown): SaveBatch | null {
+    if (!this.clean() || this.capturing > 0) return null;
+    return { record: this.recordOf(this.files, history, appData), put: new Map(), remove: [], state: null };
+  }
+
+  /** Whether the capture under way will save the history and app data as they are when it ends. */
+  coveredByCapture(): boolean {
+    return this.clean() && this.capturing > 0;
+  }
+
+  private clean(): boolean {
+    return !this.everything && !this.stateChanged && this.dirty.size === 0;
+  }
+
+  /** On the sandbox's queue: what to save now; the history and app data are read once captured. */
+  async snapshot(engine: Engine, current: () => { history: HistoryEntry[]; appData: unknown }): Promise<SaveBatch> {
     const paths = this.everything ? "all" : new Set(this.dirty);
     const withState = this.everything || this.stateChanged;
     this.dirty.clear();
     this.everything = false;
     this.stateChanged = false;
-    const { state, listed, files } = await capture(engine, paths, withState);
-    if (state)
-      this.stateMeta = {
-        stateBytes: state.data.byteLength,
-        skipped: state.skipped,
-        packages: state.packages,
-      };
+    this.capturing += 1;
+    try {
+      const { state, listed, files } = await capture(engine, paths, withState);
+      if (state)
+        this.stateMeta = {
+          stateBytes: state.data.byteLength,
+          skipped: state.skipped,
+          packages: state.packages,
+        };
+      const previous = this.record.files;
+      this.files = Object.fromEntries(listed.map((f) => [f.path, f.size]));
+      const { history, appData } = current();
+      const record = this.recordOf(this.files, history, appData);
+      const remove = Object.keys(previous).filter((path) => !(path in record.files));
+      return { record, put: files, remove, state: state?.data ?? null };
+    } finally {
+      this.capturing -= 1;
+    }
+  }
+
+  private recordOf(files: Record<string, number>, history: HistoryEntry[], appData: unknown): SessionRecord {
     const now = Date.now();
-    const previous = this.record.files;
     const record: SessionRecord = {
       ...this.record,
       lastUsedAt: now,
       expiresAt: now + this.record.ttlDays * DAY_MS,
       history: [...history],
-      files: Object.fromEntries(listed.map((f) => [f.path, f.size])),
+      files,
       ...this.stateMeta,
       appData,
     };
     record.bytes = sizeOf(record);
-    const remove = Object.keys(previous).filter((path) => !(path in record.files));
-    return { record, put: files, remove, state: state?.data ?? null };
+    return record;
   }
 
   /** Write after the saves before; the record is updated only once the write is committed. */

@@ -84,13 +84,16 @@ export async function writeSession({ record, put, remove, state }: SaveBatch): P
   const tx = d.transaction(["sessions", "blobs"], "readwrite");
   const blobs = tx.objectStore("blobs");
   try {
-    await Promise.all([
+    const written = Promise.all([
       ...[...put].map(([path, data]) => blobs.put(data, [record.id, fileKey(path)])),
       ...remove.map((path) => blobs.delete([record.id, fileKey(path)])),
       ...(state ? [blobs.put(state, [record.id, STATE])] : []),
       tx.objectStore("sessions").put(record),
       tx.done,
     ]);
+    // Ask for the commit in this task: a page unloaded right after still gets the save.
+    (tx as unknown as { commit?: () => void }).commit?.();
+    await written;
   } catch (error) {
     if (isQuota(error) || isQuota((error as { target?: { error?: unknown } })?.target?.error) || isQuota(tx.error)) {
       throw new SessionStorageFull(

@@ -26,7 +26,8 @@ export class Activity {
     private readonly stopButton: HTMLButtonElement,
     private readonly log: HTMLElement,
     private readonly notes: Notes,
-    private readonly onEnd: () => void,
+    /** After each activity, before it is announced as ended (the app saves the conversation). */
+    private readonly onEnd: () => Promise<void>,
   ) {
     stopButton.addEventListener("click", () => this.stop());
     log.setAttribute("aria-busy", "false");
@@ -52,9 +53,11 @@ export class Activity {
     } catch (error) {
       this.report(error, controller.signal.aborted);
     } finally {
+      this.stopButton.disabled = true;
+      // Ended once saved: a reload the moment the answer shows brings the whole turn back.
+      await this.onEnd().catch((error: unknown) => this.report(error, false));
       done();
       this.current = null;
-      this.stopButton.disabled = true;
       this.notes.settle();
       this.log.setAttribute("aria-busy", "false");
       this.onEnd();
