@@ -175,11 +175,12 @@ function start(): Promise<void> {
   );
 
   performance.mark("wasmbox:input-ready");
-  fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
-  return workspace.start().then(
+  const started = workspace.start().then(
     () => void performance.mark("wasmbox:sandbox-ready"),
     (error) => view.note(`The sandbox could not start: ${error}`, "error"),
   );
+  fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
+  return started;
 }
 
 // app.js is at app/; the service worker at the top, so its scope covers the app and the examples.

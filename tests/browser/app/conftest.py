@@ -115,7 +115,9 @@ def app_page(page: Page) -> AppPage:
 @pytest.fixture
 def model(fake_llm: FakeOpenAI) -> Iterator[ScriptedModel]:
     fake_llm.replies.clear()
+    fake_llm.cors_origin = None  # a test that lets a page call the model directly sets it
     yield ScriptedModel(fake_llm)
+    fake_llm.cors_origin = None
 
 
 class ScriptedModel:

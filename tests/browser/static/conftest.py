@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+# The exported app's tests drive the page and the fake model as the app's tests do.
+from tests.browser.app.conftest import app_page, fake_llm, model  # noqa: F401
 from tests.browser.sandbox.conftest import SdkPage
 from tests.support.engines import EngineBrowser
 from tests.support.static_host import export_with_test_pages, http_server

@@ -10,17 +10,11 @@ from playwright.sync_api import Page, expect
 from backend.settings import Settings
 from tests.browser.app.conftest import AppPage
 from tests.support import servers
-from tests.support.network import watch_requests
 
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT_MS = 300_000
 NUMPY = "import numpy as np\nprint('offline sum', int(np.arange(4).sum()))"
-
-
-@pytest.fixture
-def app_page(page: Page) -> AppPage:
-    return AppPage(page, watch_requests(page.context, "set by AppPage.open"))
 
 
 def wait_until_controlled(page: Page) -> None:

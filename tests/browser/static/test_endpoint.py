@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.browser.app.conftest import AppPage, ScriptedModel, final
 from tests.support.fake_openai import FakeOpenAI, tool_call_stream_reply
-from tests.support.network import watch_requests
 from tests.support.servers import free_port
 
 pytestmark = pytest.mark.browser
@@ -22,25 +20,6 @@ pytestmark = pytest.mark.browser
 KEY = "sk-local-not-a-secret"
 READY_TIMEOUT_MS = 180_000
 ANSWER_TIMEOUT_MS = 180_000
-
-
-@pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def app_page(page: Page) -> AppPage:
-    return AppPage(page, watch_requests(page.context, "set by AppPage.open"))
-
-
-@pytest.fixture
-def model(fake_llm: FakeOpenAI) -> Iterator[ScriptedModel]:
-    fake_llm.replies.clear()
-    fake_llm.cors_origin = None
-    yield ScriptedModel(fake_llm)
-    fake_llm.cors_origin = None
 
 
 def origin_of(url: str) -> str:
