@@ -50,9 +50,10 @@ export async function runCell(
   const onStream = (name: StreamName, text: string) => post({ type: "stream", id: request.id, name, text });
   // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
   // package loading in the background runs Python too, and must never take the interrupt.
-  const onCell = (running: boolean) => {
-    if (interrupts) pyodide.setInterruptBuffer((running ? interrupts.signal : undefined) as Int32Array);
-  };
+  // Terminate-only: nobody can write this buffer, but Python then calls out to JS to read it,
+  // and only there can WebKit's Worker.terminate() stop the thread (never inside WebAssembly).
+  const buffer = interrupts ? interrupts.signal : terminationPoint;
+  const onCell = (running: boolean) => pyodide.setInterruptBuffer((running ? buffer : undefined) as Int32Array);
   let proxy: PyProxy;
   try {
     const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell };
@@ -79,5 +80,8 @@ function interruptedBeforeStart(): KernelResult {
   const cancelled = errorInfo("KeyboardInterrupt", "interrupted before the cell started");
   return resultWithoutKernel("OUTCOME_CANCELLED", cancelled, nothingStreamed(), "");
 }
+
+/** A Python loop's regular call into JS, where a terminating engine can stop it. */
+const terminationPoint = new Int32Array(1);
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -112,7 +112,10 @@ export class Engine {
             (e: Error) => fail(e.message),
           );
         } else if (type === "worker-crashed") {
-          fail("the sandbox worker crashed");
+          const { message } = event.data as { message?: unknown };
+          fail(
+            `the sandbox worker crashed${typeof message === "string" && message ? ` (${message.slice(0, 300)})` : ""}`,
+          );
         }
       };
       const cleanup = () => (clearTimeout(timer), removeEventListener("message", onMessage));

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser
 
 from backend.settings import Settings
 from backend.static import app_page_headers
-from tests.support.engines import EngineBrowser, EnginePage
+from tests.support.engines import EngineBrowser, EnginePage, lacks
 from tests.support.engines.chromium import ChromiumBrowser
 from tests.support.servers import running, test_app
 
@@ -100,3 +100,18 @@ def sdk(engine: EngineBrowser, sdk_server: str) -> Iterator[SdkPage]:
 def sandbox(sdk: SdkPage) -> str:
     """A sandbox shared by the tests of a module that do not disturb each other."""
     return sdk.create()
+
+
+@pytest.fixture
+def c_loop_sdk(engine: EngineBrowser, sdk: SdkPage, sdk_server: str) -> Iterator[SdkPage]:
+    """The page for a test that leaves a loop inside C to the watchdog. Where the engine cannot
+    stop a worker inside WebAssembly (ENGINE_LACKS), the killed loop keeps a core busy until its
+    page closes, so the test gets a page of its own and the module's later tests keep the CPU."""
+    if not lacks(engine.name, "terminate-stops-c-loops"):
+        yield sdk
+        return
+    page, own = open_sdk_page(engine, sdk_server)
+    try:
+        yield own
+    finally:
+        page.close()

@@ -52,7 +52,8 @@ def test_aborting_a_python_loop_cancels_it(sdk: SdkPage) -> None:
     assert after["stdout"] == ("7\n" if isolated else "None\n")
 
 
-def test_aborting_a_c_loop_restarts_the_sandbox(sdk: SdkPage) -> None:
+def test_aborting_a_c_loop_restarts_the_sandbox(c_loop_sdk: SdkPage) -> None:
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     result = run_and_abort(sdk, sandbox, "sum(range(10**11))", 500)
     assert result["outcome"] == "OUTCOME_CANCELLED"

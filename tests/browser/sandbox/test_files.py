@@ -65,7 +65,8 @@ def test_request_over_100_mb_is_refused(sdk: SdkPage, sandbox: str) -> None:
     assert "100 MB" in message
 
 
-def test_files_survive_a_hard_kill(sdk: SdkPage) -> None:
+def test_files_survive_a_hard_kill(c_loop_sdk: SdkPage) -> None:
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     sdk.call(sandbox, "writeFile", "given.txt", "from the host")
     assert sdk.run(sandbox, "open('made.txt', 'w').write('by a run')")["outcome"] == "OUTCOME_OK"
@@ -75,7 +76,8 @@ def test_files_survive_a_hard_kill(sdk: SdkPage) -> None:
     assert after["stdout"] == "from the host by a run\n"
 
 
-def test_files_of_a_failed_run_survive_a_hard_kill(sdk: SdkPage) -> None:
+def test_files_of_a_failed_run_survive_a_hard_kill(c_loop_sdk: SdkPage) -> None:
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     failed = sdk.run(sandbox, "open('partial.csv', 'w').write('a,b\\n')\n1 / 0")
     assert failed["outcome"] == "OUTCOME_FAILED"

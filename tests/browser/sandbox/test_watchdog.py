@@ -67,7 +67,8 @@ def test_a_run_does_not_wait_for_the_spares_preload(engine: EngineBrowser, sdk_s
         page.close()
 
 
-def test_deadline_result_keeps_streamed_output(sdk: SdkPage) -> None:
+def test_deadline_result_keeps_streamed_output(c_loop_sdk: SdkPage) -> None:
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     code = "print('started', flush=True)\nimport time\ntime.sleep(0.3)\nsum(range(10**11))"
     result = sdk.run(sandbox, code, timeoutMs=1500)
@@ -75,8 +76,9 @@ def test_deadline_result_keeps_streamed_output(sdk: SdkPage) -> None:
     assert result["stdout"].startswith("started")
 
 
-def test_c_level_loop_is_killed(sdk: SdkPage) -> None:
+def test_c_level_loop_is_killed(c_loop_sdk: SdkPage) -> None:
     """`sum(range(...))` never checks for interrupts: the worker is terminated and replaced."""
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     result = sdk.run(sandbox, "sum(range(10**11))", timeoutMs=1000)
     assert result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED"
@@ -95,11 +97,12 @@ TIMED_RUN = """async ([id, code, o]) => {
 INTERRUPT_GRACE_MS = 2000  # wasm_runtime/sdk/watchdog.ts
 
 
-def test_c_level_loop_settles_inside_its_limit_plus_the_grace(sdk: SdkPage) -> None:
+def test_c_level_loop_settles_inside_its_limit_plus_the_grace(c_loop_sdk: SdkPage) -> None:
     """The guarantee's own bound, the only time asserted here: the watchdog removes a run that
     ignores the interrupt 1 s before the grace ends, counted from the deadline, so a late timer
     on a busy page does not push the kill past it (it settled at 3,053 ms for 1 s + 2 s without
     the margin, and at 3,169 ms with 0.5 s at a load average of 23)."""
+    sdk = c_loop_sdk
     sandbox = sdk.create()
     timed = sdk.page.evaluate(TIMED_RUN, [sandbox, "sum(range(10**11))", {"timeoutMs": 1000}])
     result = timed["result"]

@@ -84,6 +84,12 @@ ENGINE_LACKS: dict[str, dict[str, str]] = {
             "WebKitGTK fires no securitypolicyviolation event in a worker: requests the CSP blocks "
             "are still blocked, but audit.networkAttempts does not list them"
         ),
+        "terminate-stops-c-loops": (
+            "WebKitGTK's Worker.terminate() cannot stop a thread inside WebAssembly: a loop inside"
+            " C (sum(range(10**11))) ends in its result and a new sandbox as elsewhere, but the old"
+            " thread keeps a core busy until the loop ends or the page closes (Python loops are"
+            " stopped: in terminate-only mode they call out to JS, where WebKit can stop them)"
+        ),
         "blocked-fetch-settles": (
             "WebKitGTK never settles a fetch its worker CSP refused: nothing is sent, and the run "
             "ends at its deadline with the sandbox restarted (terminate-only, stateLost)"
