@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.console import Console
 
-from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
 from wasm_runtime.paths import RUNTIME_DIR, default_cache_dir
 
 
@@ -115,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
         )
     if args.command == "build":
+        # Here, not at the top: `wasmbox mcp` and `ask` start faster without the builder.
+        from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
+
         options = BuildOptions(
             out_dir=args.out,
             cache_dir=args.cache_dir,
@@ -194,6 +196,7 @@ def serve_app(
     workers: int | None = None,
 ) -> int:
     from backend.settings import get_settings, unsafe_exposure
+    from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
     from wasm_runtime.builder.manifest import MANIFEST
 
     settings = get_settings()

@@ -9,21 +9,16 @@ back, variables and files, when a server with that name starts again.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mcp.server.fastmcp import FastMCP
-from mcp.types import CallToolResult, ContentBlock, ImageContent, TextContent
-
-from wasmbox.errors import WasmboxError
 from wasmbox.host import Host
 from wasmbox.named import NamedSession, SessionInUse
-from wasmbox.report import result_text
 from wasmbox.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from mcp.server.fastmcp import FastMCP
 
 INSTRUCTIONS = (
     "Runs Python 3.12 (Pyodide: numpy, pandas, matplotlib, scipy, scikit-learn, sympy…) in a "
@@ -102,96 +97,6 @@ def started_note(name: str, sandbox: Sandbox) -> str:
     return f"[session {name!r} started]"
 
 
-def text(message: str, *, error: bool = False) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], isError=error)
-
-
-def build_server(session: Session) -> FastMCP:
-    @asynccontextmanager
-    async def lifespan(_: FastMCP) -> AsyncIterator[None]:
-        warm = asyncio.create_task(session.sandbox())
-        try:
-            yield
-        finally:
-            warm.cancel()
-            await session.close()
-
-    server = FastMCP("wasmbox", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
-
-    @server.tool()
-    async def run_python(code: str, timeout: float | None = None) -> CallToolResult:  # noqa: ASYNC109
-        """Run Python code in the sandbox; the last expression's value is returned like a notebook.
-
-        `timeout` is in seconds (default: the server's). Output, value and error come back as text,
-        plots as images. Errors, deadlines and blocked network calls are reported, not raised.
-        """
-        try:
-            sandbox = await session.sandbox()
-            # The server's default, not a resumed sandbox's saved one: --timeout is this server's.
-            result = await sandbox.execute(code, timeout=timeout or session.timeout)
-        except (WasmboxError, ValueError, TypeError) as exc:
-            return text(f"wasmbox could not run the code: {exc}", error=True)
-        report = result_text(result)
-        if note := session.take_note():
-            report = f"{note}\n{report}"
-        content: list[ContentBlock] = [TextContent(type="text", text=report)]
-        content += [
-            ImageContent(type="image", data=d.data, mimeType=d.mime)
-            for d in result.images()
-            if d.mime in ("image/png", "image/jpeg", "image/gif", "image/webp")
-        ]
-        return CallToolResult(content=content, isError=not result.ok)
-
-    @server.tool()
-    async def upload_file(path: str, content_base64: str) -> CallToolResult:
-        """Write a file into the sandbox (a relative path, e.g. data.csv), given as base64."""
-        try:
-            data = base64.b64decode(content_base64, validate=True)
-        except binascii.Error:
-            return text("content_base64 is not valid base64", error=True)
-        try:
-            await (await session.sandbox()).write_file(path, data)
-        except WasmboxError as exc:
-            return text(str(exc), error=True)
-        return text(f"wrote {path} ({len(data)} bytes)")
-
-    @server.tool()
-    async def download_file(path: str) -> CallToolResult:
-        """Read a file from the sandbox; returns its bytes as base64 (images also as an image)."""
-        try:
-            sandbox = await session.sandbox()
-            data = await sandbox.read_file(path)
-        except WasmboxError as exc:
-            return text(str(exc), error=True)
-        encoded = base64.b64encode(data).decode("ascii")
-        content: list[ContentBlock] = [TextContent(type="text", text=encoded)]
-        mime = next((f.mime for f in await sandbox.list_files() if f.path == path), "")
-        if mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
-            content.append(ImageContent(type="image", data=encoded, mimeType=mime))
-        return CallToolResult(content=content)
-
-    @server.tool()
-    async def list_files() -> CallToolResult:
-        """The sandbox's files: path, size in bytes and type, one per line."""
-        try:
-            files = await (await session.sandbox()).list_files()
-        except WasmboxError as exc:
-            return text(str(exc), error=True)
-        listing = "\n".join(f"{f.path}\t{f.size}\t{f.mime}" for f in files)
-        return text(listing or "(no files)")
-
-    @server.tool()
-    async def reset() -> CallToolResult:
-        """Start over: a fresh interpreter with no variables and no files."""
-        try:
-            await session.reset()
-        except WasmboxError as exc:
-            return text(str(exc), error=True)
-        return text("the sandbox was reset: no variables, no files")
-
-    return server
-
-
 def serve(timeout: float = 30, session: str | None = None, data_dir: Path | None = None) -> int:
     """Serve MCP on stdin/stdout until the client closes it. A session another process has open
     (or a bad name) is refused here, before the client connects, with exit status 2."""
@@ -201,5 +106,23 @@ def serve(timeout: float = 30, session: str | None = None, data_dir: Path | None
         except (SessionInUse, ValueError) as exc:
             print(f"wasmbox mcp: {exc}", file=sys.stderr)
             return 2
-    build_server(Session(timeout, session, data_dir)).run("stdio")
+    asyncio.run(serve_stdio(Session(timeout, session, data_dir)))
     return 0
+
+
+async def serve_stdio(session: Session) -> None:
+    """The browser starts first; the MCP package is imported meanwhile, then serves stdin/stdout
+    (a client's first messages wait in the pipe)."""
+    warm = asyncio.create_task(session.sandbox())
+    try:
+        server = await asyncio.to_thread(tools_server, session)
+        await server.run_stdio_async()
+    finally:
+        warm.cancel()
+        await session.close()
+
+
+def tools_server(session: Session) -> FastMCP:
+    from wasmbox.mcp_tools import build_server
+
+    return build_server(session)
