@@ -14,6 +14,8 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
 	tests/browser/app/test_engines.py
+ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
+	tests/browser/static/test_embed.py
 # The engine `make bench-sandbox` measures: chromium, firefox or webkit.
 BROWSER ?= chromium
 
