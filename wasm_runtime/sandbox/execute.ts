@@ -1,16 +1,11 @@
 // One run inside the worker: packages from imports, the kernel, the heap size out.
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelResult, NetworkAttempt, StreamName, WorkerReply } from "../protocol/types.js";
+import type { KernelResult, StreamName, WorkerReply } from "../protocol/types.js";
+import { beginAudit, endAudit } from "./csp-audit.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
 import type { RunInterrupts } from "./interrupt.js";
 import { watchMemory } from "./memory.js";
 import { loaderSinks, type Runtime } from "./runtime.js";
-
-// The browser, not Python, blocks the network; each refusal is a CSP violation event here.
-let attempts: NetworkAttempt[] = [];
-self.addEventListener("securitypolicyviolation", (event) => {
-  attempts.push({ kind: `csp:${event.effectiveDirective}`, target: event.blockedURI });
-});
 
 /** Every import statement has this word; without it the loader would find nothing to load. */
 const MAY_IMPORT = /\bimport\b/;
@@ -29,7 +24,7 @@ export async function runCell(
   post: (reply: WorkerReply) => void,
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
-  attempts = [];
+  beginAudit(); // the browser, not Python, blocks the network: its refusals are listed
   const peakMemory = watchMemory(pyodide);
   // Finding imports parses the cell in Python (half a millisecond): not worth it without one.
   if (MAY_IMPORT.test(request.code)) {
@@ -68,7 +63,7 @@ export async function runCell(
   }
   const result = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as KernelResult;
   proxy.destroy();
-  await settle(); // CSP violation events are queued tasks: let them land before counting
+  const attempts = await endAudit();
   result.audit.peakMemoryBytes = peakMemory();
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
@@ -83,5 +78,3 @@ function interruptedBeforeStart(): KernelResult {
 
 /** A Python loop's regular call into JS, where a terminating engine can stop it. */
 const terminationPoint = new Int32Array(1);
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

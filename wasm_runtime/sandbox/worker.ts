@@ -8,6 +8,7 @@ import type {
   WorkerReply,
   WorkerRequest,
 } from "../protocol/types.js";
+import { watchRefusals } from "./csp-audit.js";
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { listFiles, readFile, writeFile } from "./files.js";
@@ -43,6 +44,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   // The wasm first: it compiles while the larger snapshot arrives (wasm-precompile.ts).
   const fileBytes = routeRuntimeFetches(runtimeUrl, port, ["pyodide.asm.wasm", "snapshot.bin"]);
   const runtime = await initRuntime(runtimeUrl, fileBytes);
+  watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);

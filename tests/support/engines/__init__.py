@@ -102,13 +102,6 @@ ENGINE_LACKS: dict[str, dict[str, str]] = {
             "audit.networkAttempts does not list it"
         )
         for api in ("EventSource", "importScripts", "FontFace")
-    }
-    | {
-        f"csp-event-{api}": (
-            f"Firefox may fire the securitypolicyviolation event for a refused {api} after the"
-            " run's result is sent, so audit.networkAttempts can miss it: it is still refused"
-        )
-        for api in ("fetch", "Function")
     },
 }
 
