@@ -16,10 +16,18 @@ const REFILL_MAX_DELAY_MS = 1_500;
 // would otherwise share its cores with that boot; its next spare waits for a pause instead.
 const REFILL_QUIET_MS = 1_000;
 
-/** How a claimed spare is replaced: "soon" (once the page is idle, within 1.5 s) or "quiet" (after
- * every sample for REFILL_QUIET_MS found no sandbox starting or running code, however long that takes). */
+/** How a claimed spare is replaced: "soon" (once the page is idle, within 1.5 s) or "quiet" (once no
+ * sandbox has started, run or finished code for REFILL_QUIET_MS, however long that takes). */
 export type Refill = "soon" | "quiet";
 const refills = new Map<string, Refill>();
+// When a sandbox of the page last changed state (a run began or ended): a sample of `anyBusy` every
+// REFILL_POLL_MS would miss runs that come often but briefly, as a program's calls do.
+let lastActivity = 0;
+
+/** Called by the sandboxes whenever one starts or finishes a run (or starts, or closes). */
+export function noteStateChange(): void {
+  lastActivity = performance.now();
+}
 
 /** Whether any sandbox of the page is starting or running code: the claimer knows, the pool asks. */
 export type BusyCheck = () => boolean;
@@ -27,13 +35,10 @@ export type BusyCheck = () => boolean;
 function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck): void {
   const quiet = refills.get(frameUrl) === "quiet";
   const latest = performance.now() + REFILL_MAX_DELAY_MS;
-  let quietSince = performance.now();
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
     const now = performance.now();
-    const busy = anyBusy();
-    if (busy) quietSince = now;
-    const wait = quiet ? now - quietSince < REFILL_QUIET_MS : busy && now < latest;
+    const wait = quiet ? anyBusy() || now - lastActivity < REFILL_QUIET_MS : anyBusy() && now < latest;
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl);
   };

@@ -30,7 +30,7 @@ import {
   type Settings,
   type StartProgress,
 } from "./options.js";
-import { claimEngine, dropSpare, warmSpare, type Refill } from "./pool.js";
+import { claimEngine, dropSpare, noteStateChange, warmSpare, type Refill } from "./pool.js";
 import { noteActivity, whenIdle } from "./background.js";
 import { cancelledBeforeStart } from "./result.js";
 import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
@@ -526,6 +526,7 @@ export class Sandbox extends EventTarget {
   private setState(state: SandboxState): void {
     if (state === this.current) return;
     this.current = state;
+    noteStateChange();
     noteActivity(this, state === "busy" || state === "starting");
     this.dispatchEvent(new CustomEvent("statechange", { detail: { state } }));
   }
