@@ -2,8 +2,8 @@
 shared/bench/WORKLOADS.md through the SDK in one headless engine (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-`--only sessions` prints W2, W10 and W11 alone). The same table for every engine;
-prints figures only, nothing here asserts a time.
+`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone). The same table for
+every engine; prints figures only, nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -168,7 +168,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--browser", choices=ENGINES, default="chromium")
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
-    parser.add_argument("--only", choices=["all", "sessions"], default="all", help="which rows")
+    parser.add_argument(
+        "--only", choices=["all", "sessions", "w11"], default="all", help="which rows"
+    )
     args = parser.parse_args()
     global RUNS
     engine, RUNS = args.browser, args.runs
@@ -176,6 +178,9 @@ def main() -> None:
     with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
         served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
         row("engine", f"{browser.name} {browser.version}, page served {served}")
+        if args.only == "w11":
+            sessions.w11(browser, url, RUNS, visit, row)
+            return
         if args.only == "sessions":
             page = open_page(browser, url)
             warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]

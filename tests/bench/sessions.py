@@ -57,8 +57,26 @@ W11_RESUME = """async (id) => {
   const r = await sb.execute("df.shape, len(open('a.bin', 'rb').read())");
   const t1 = performance.now();
   await sb.close({ save: false });
-  return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"] };
+  const at = (name) =>
+    performance.getEntriesByName(`wasmbox:resume:${name}`).at(-1)?.startTime ?? NaN;
+  const steps = {
+    read: at("read") - at("start"),
+    engine: at("engine") - at("start"),
+    files: at("files") - at("engine"),
+    variables: at("state") - at("files"),
+    run: t1 - at("state"),
+  };
+  return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"], steps };
 }"""
+
+
+STEPS = {
+    "read": "read from IndexedDB (beside the worker's start)",
+    "engine": "a started worker (cold after a reload)",
+    "files": "files written into the worker",
+    "variables": "packages loaded, variables unpickled",
+    "run": "the first run",
+}
 
 
 def w10(page: EnginePage, w2_median: float, runs: int, row: Callable[[str, str], None]) -> None:
@@ -93,6 +111,9 @@ def w11(
         visit(page, url)  # a reload: same storage, a new document
         samples.append(page.evaluate(W11_RESUME, setup["id"]))
     row("W11 resume to the first result", summary([s["resume"] for s in samples]))
+    # Where it goes (wasmbox:resume:* marks): the blobs are read while the worker is claimed.
+    for step, label in STEPS.items():
+        row(f"W11   {label}", summary([s["steps"][step] for s in samples]))
     row(
         "W11 same, from navigation start",
         summary([s["sinceNavigation"] for s in samples]) + f"  value={samples[0]['value']}",

@@ -63,6 +63,10 @@ export interface StateRestored {
   savedAt: number;
   restored: string[];
   notRestored: SkippedVariable[];
+  /** The worker was lost while idle, before this run (which then ran in the restored sandbox). */
+  whileIdle?: boolean;
+  /** Why the worker was lost, when it was lost while idle. */
+  reason?: string;
 }
 
 export type PolicyRules = { allowModules?: string[]; denyModules?: string[]; maxCodeBytes?: number };

@@ -10,10 +10,28 @@
 //   "runtime_died"    the worker's runtime died or was stopped while the call waited.
 //   "closed"          the sandbox is closed.
 //   "start_failed"    the sandbox did not start.
+// A persisted sandbox's calls add (their classes, e.g. SessionLocked, are SandboxErrors too):
+//   "session_not_found"  no saved sandbox with that id (never persisted, deleted or expired).
+//   "session_locked"     another tab or window has the session open (one writer).
+//   "storage_full"       the browser's storage quota refused a save; the previous save is kept.
+//   "save_failed"        a save could not be written for another reason; the previous one is kept.
+//   "not_persisted"      the call needs a persisted sandbox (e.g. `rename`).
+//   "unsupported"        this browser lacks what the call needs (Web Locks, IndexedDB).
 // Bad arguments are refused before anything is sent, with the standard TypeError / RangeError.
 
 export type SandboxErrorType =
-  "protocol" | "limit_exceeded" | "request_failed" | "runtime_died" | "closed" | "start_failed";
+  | "protocol"
+  | "limit_exceeded"
+  | "request_failed"
+  | "runtime_died"
+  | "closed"
+  | "start_failed"
+  | "session_not_found"
+  | "session_locked"
+  | "storage_full"
+  | "save_failed"
+  | "not_persisted"
+  | "unsupported";
 
 export interface SandboxErrorDetails {
   /** The worker's error name (e.g. "FileNotFoundError"), for "request_failed" and "runtime_died". */

@@ -4,6 +4,8 @@ export {
   SessionLocked,
   SessionNotFound,
   SessionStorageFull,
+  type RestartedDetail,
+  type RestartedEvent,
   type ResumeReport,
   type SandboxEnvironment,
   type SaveFailedEvent,

@@ -11,13 +11,21 @@ import {
 import type { Engine } from "./engine.js";
 import { SandboxError } from "./errors.js";
 import { validateValue } from "./expect.js";
+import { mark } from "./marks.js";
 import { FileMirror } from "./mirror.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
 import { loadCatalog, forgetRecord, noteRecord, persistedInfo, persistedInfos } from "./session/catalog.js";
 import { SessionLocked, holdSessionLock } from "./session/lock.js";
 import { capture, newRecord, PersistedSession, type Carried, type ResumeReport } from "./session/persisted.js";
 import { askPersistentStorage, storageReport } from "./session/storage.js";
-import { deleteSession, readSession, retitle, SessionStorageFull, type HistoryEntry } from "./session/store.js";
+import {
+  deleteSession,
+  readBlobs,
+  readRecord,
+  retitle,
+  SessionStorageFull,
+  type HistoryEntry,
+} from "./session/store.js";
 import {
   filesOf,
   settingsOf,
@@ -50,19 +58,30 @@ await loadCatalog();
 export type StateChangeEvent = CustomEvent<{ state: SandboxState }>;
 /** Dispatched by a persisted Sandbox when a save fails; what was saved before is intact. */
 export type SaveFailedEvent = CustomEvent<{ error: Error }>;
+/** What a `restarted` event says: the worker was lost while idle, and what came back (persisted only). */
+export interface RestartedDetail {
+  reason: string;
+  stateRestored: StateRestored | null;
+}
+/** Dispatched when the worker was lost while idle and a new one is ready; the next result says so too. */
+export type RestartedEvent = CustomEvent<RestartedDetail>;
 
 export { SessionLocked, SessionStorageFull, type ResumeReport };
 
-/** Thrown by `Sandbox.resume` for an id with nothing saved (never saved, deleted or expired). */
-export class SessionNotFound extends Error {
+/** Thrown by `Sandbox.resume` for an id with nothing saved (`type` "session_not_found"). */
+export class SessionNotFound extends SandboxError {
   override name = "SessionNotFound";
+  constructor(message: string) {
+    super("session_not_found", message);
+  }
 }
 
 /** How a sandbox starts: a new id, or a saved session's, and what it brings into its worker. */
 interface Origin {
   id?: string;
   persisted?: PersistedSession;
-  carried?: Carried;
+  /** A fork's copy, or a resume's files and variables still being read (while the worker starts). */
+  carried?: Carried | Promise<Carried>;
   history?: HistoryEntry[];
   appData?: unknown;
 }
@@ -84,11 +103,14 @@ export class Sandbox extends EventTarget {
   /** Resolves when a (re)started engine is ready; every queued call waits for it. */
   private ready: Promise<void>;
   private readonly persisted: PersistedSession | null;
-  private carried: Carried | null;
+  private carried: Carried | null = null;
+  private incoming: Promise<Carried> | null = null;
   private data: unknown;
   private saveQueued = false;
   /** What the last restart loaded from the last save, for the run that caused it. */
   private restoredFromSave: StateRestored | null = null;
+  /** Why the worker was lost while idle: the next run's result says so, never silently different. */
+  private lostWhileIdle: string | null = null;
   private saving: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -103,8 +125,8 @@ export class Sandbox extends EventTarget {
     this.lastUsedAt = this.persisted?.record.lastUsedAt ?? this.createdAt;
     this.history = [...(origin.history ?? [])];
     this.data = origin.appData ?? null;
-    this.carried = origin.carried ?? null;
-    for (const [path, data] of this.carried?.files ?? []) this.mirror.set(path, data);
+    if (origin.carried instanceof Promise) this.incoming = origin.carried;
+    else if (origin.carried) this.carry(origin.carried);
     this.ready = this.attachEngine();
   }
 
@@ -130,23 +152,19 @@ export class Sandbox extends EventTarget {
     if (typeof id !== "string") throw new TypeError("resume needs a sandbox id");
     const open = registry.get(id);
     if (open) return open;
+    mark("resume:start");
     const release = await holdSessionLock(id);
     try {
-      const stored = await readSession(id);
-      if (!stored || stored.record.expiresAt <= Date.now()) {
-        if (stored) await deleteSession(id);
+      const record = await readRecord(id);
+      if (!record || record.expiresAt <= Date.now()) {
+        if (record) await deleteSession(id);
         forgetRecord(id);
         throw new SessionNotFound(`no saved sandbox ${id}: it was never persisted, or was deleted or expired`);
       }
-      const { record, files, state } = stored;
-      const carried: Carried = {
-        files,
-        state: state && {
-          data: state,
-          skipped: record.skipped,
-          packages: record.packages,
-        },
-      };
+      const carried = readBlobs(id).then(({ files, state }): Carried => {
+        mark("resume:read");
+        return { files, state: state && { data: state, skipped: record.skipped, packages: record.packages } };
+      });
       const persisted = new PersistedSession(record, release, false);
       const sandbox = new Sandbox(record.settings, {
         id,
@@ -326,7 +344,7 @@ export class Sandbox extends EventTarget {
   }
 
   async rename(title: string): Promise<void> {
-    if (!this.persisted) throw new Error("only a persisted sandbox has a title");
+    if (!this.persisted) throw new SandboxError("not_persisted", "only a persisted sandbox has a title");
     this.persisted.record.title = titleOf(title);
     this.scheduleSave();
     await this.flush();
@@ -351,6 +369,7 @@ export class Sandbox extends EventTarget {
     return this.enqueue(async (engine) => {
       const started = performance.now();
       if (options.signal?.aborted) return cancelledBeforeStart(code);
+      const idleLoss = this.takeIdleLoss();
       for (const file of files) await this.put(engine, file.path, file.data);
       this.setState("busy");
       const { kernel } = this.settings;
@@ -378,7 +397,7 @@ export class Sandbox extends EventTarget {
         engine.kill("memory budget exceeded");
         stateLost = true;
       }
-      let stateRestored: StateRestored | null = null;
+      let stateRestored: StateRestored | null = idleLoss?.restored ?? null;
       if (stateLost) {
         this.ready = this.attachEngine(true);
         // A persisted sandbox's result says which saved variables came back, so it waits for them.
@@ -392,7 +411,8 @@ export class Sandbox extends EventTarget {
       const out: ExecutionResult = {
         ...result,
         durationMs: performance.now() - started,
-        stateLost,
+        // A worker lost while idle, before this run: what was in memory then is gone (or restored).
+        stateLost: stateLost || idleLoss !== null,
         ...(stateRestored ? { stateRestored } : {}),
       };
       if (options.expect !== undefined) out.validation = validateValue(result.value, options.expect);
@@ -500,12 +520,11 @@ export class Sandbox extends EventTarget {
     const notRestored = [...(state?.skipped ?? [])];
     let restored: string[] = [];
     if (state) {
+      // Used once: the bytes move to the worker rather than being copied (a view is copied first).
+      const { data } = state;
+      const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();
       const reply = expectReply(
-        await engine.call({
-          type: "load-state",
-          data: state.data,
-          packages: state.packages,
-        }),
+        await engine.call({ type: "load-state", data: whole, packages: state.packages }, [whole.buffer]),
         "state-loaded",
       );
       restored = reply.restored;
@@ -521,6 +540,12 @@ export class Sandbox extends EventTarget {
       notRestored,
       runs: this.history.length,
     };
+  }
+
+  /** What a new worker gets: the files (kept by the mirror from now on) and the variables. */
+  private carry(carried: Carried): void {
+    this.carried = carried;
+    for (const [path, data] of carried.files) this.mirror.set(path, data);
   }
 
   private setState(state: SandboxState): void {
@@ -557,6 +582,25 @@ export class Sandbox extends EventTarget {
     return run;
   }
 
+  /** Tell the page at once that an idle worker was lost and what came back (the `restarted` event). */
+  private announceRestart(reason: string): void {
+    const restored = this.restoredFromSave;
+    const detail: RestartedDetail = {
+      reason,
+      stateRestored: restored && { ...restored, whileIdle: true, reason },
+    };
+    this.dispatchEvent(new CustomEvent("restarted", { detail }));
+  }
+
+  /** The idle loss the next run reports: why, and for a persisted sandbox what its last save gave back. */
+  private takeIdleLoss(): { restored: StateRestored | null } | null {
+    const reason = this.lostWhileIdle;
+    if (reason === null) return null;
+    this.lostWhileIdle = null;
+    const restored = this.takeRestored();
+    return { restored: restored && { ...restored, whileIdle: true, reason } };
+  }
+
   private takeRestored(): StateRestored | null {
     const restored = this.restoredFromSave;
     this.restoredFromSave = null;
@@ -571,22 +615,46 @@ export class Sandbox extends EventTarget {
   private async attachEngine(restart = false): Promise<void> {
     if (this.current !== "closed") this.setState("starting");
     this.engine = null;
-    const [engine, saved] = await Promise.all([
+    const [engine, saved, incoming] = await Promise.all([
       claimEngine(FRAME_URL, anySandboxBusy),
       restart && this.persisted ? this.persisted.lastSaved().catch(() => null) : null,
+      this.incoming?.then(
+        (carried) => ({ carried }),
+        (error: unknown) => ({ error }),
+      ),
     ]);
+    this.incoming = null;
+    if (incoming && "error" in incoming) {
+      engine.kill();
+      throw incoming.error;
+    }
+    if (incoming) this.carry(incoming.carried);
     if (this.current === "closed") return engine.kill();
+    if (this.carried) mark("resume:engine");
     if (saved)
       this.carried = {
         files: new Map(),
         state: saved.state,
         savedAt: saved.savedAt,
       };
+    // Saved variables need their packages: the worker loads them while it takes the files.
+    const packages = this.carried?.state?.packages ?? [];
+    if (packages.length) void engine.call({ type: "preload", packages }).catch(() => undefined);
     expectReply(await engine.call({ type: "configure", config: this.settings.kernel }), "done");
     await this.mirror.restore(engine);
-    if (this.carried) await this.restoreCarried(engine, this.carried);
-    engine.onDeath = () => {
-      if (this.current === "ready") this.ready = this.attachEngine(true);
+    if (this.carried) {
+      mark("resume:files");
+      await this.restoreCarried(engine, this.carried);
+      mark("resume:state");
+    }
+    engine.onDeath = (error) => {
+      if (this.current !== "ready") return;
+      this.lostWhileIdle = error.message;
+      this.ready = this.attachEngine(true);
+      this.ready.then(
+        () => this.announceRestart(error.message),
+        () => undefined,
+      );
     };
     this.engine = engine;
     this.setState("ready");

@@ -1,11 +1,12 @@
 // Exposes the SDK to the tests, plus small helpers that keep results JSON-friendly.
-import { Agent, Sandbox } from "../sdk/wasmbox.js";
+import { Agent, Sandbox, SandboxError } from "../sdk/wasmbox.js";
 
 const streams = { stdout: [], stderr: [] };
 
 window.wasmbox = {
   Sandbox,
   Agent,
+  SandboxError,
   streams,
   /** Whether runs here can be interrupted (state kept): the SDK's mode, as a live sandbox reports it. */
   get isolated() {

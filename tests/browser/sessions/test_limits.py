@@ -36,10 +36,10 @@ def test_quota_error_is_reported_and_loses_nothing(
         "x = 'too big'\nimport os\nopen('a.txt', 'wb').write(os.urandom(40_000_000))",
     )
     error = page.evaluate(
-        "id => wasmbox.Sandbox.get(id).flush().then(() => null, e => [e.name, e.message])",
+        "id => wasmbox.Sandbox.get(id).flush().then(() => null, e => [e.name, e.message, e.type])",
         sandbox_id,
     )
-    assert error is not None and error[0] == "SessionStorageFull"
+    assert error is not None and error[0] == "SessionStorageFull" and error[2] == "storage_full"
     assert "quota" in error[1] and "previous save is kept" in error[1]
     assert page.evaluate("failures") == ["SessionStorageFull"]
     # The sandbox itself is untouched, and the store still holds the last good save.
@@ -61,9 +61,10 @@ def test_a_second_tab_gets_a_clear_error(
     other = open_sdk(context, isolated_server)
     assert listed(other)[sandbox_id]["persisted"] is True
     error = other.evaluate(
-        "id => wasmbox.Sandbox.resume(id).then(() => null, e => [e.name, e.message])", sandbox_id
+        "id => wasmbox.Sandbox.resume(id).then(() => null, e => [e.name, e.message, e.type])",
+        sandbox_id,
     )
-    assert error is not None and error[0] == "SessionLocked"
+    assert error is not None and error[0] == "SessionLocked" and error[2] == "session_locked"
     assert "open in another tab" in error[1]
     assert (
         other.evaluate("id => wasmbox.Sandbox.delete(id).then(() => null, e => e.name)", sandbox_id)

@@ -109,9 +109,11 @@ def test_ttl_expiry_removes_the_session(page: Page, isolated_server: str) -> Non
     load_sdk(page, isolated_server)
     assert sandbox_id not in listed(page)
     error = page.evaluate(
-        "id => wasmbox.Sandbox.resume(id).then(() => null, e => e.name)", sandbox_id
+        """id => wasmbox.Sandbox.resume(id).then(() => null,
+             e => [e.name, e.type, e instanceof wasmbox.SandboxError])""",
+        sandbox_id,
     )
-    assert error == "SessionNotFound"
+    assert error == ["SessionNotFound", "session_not_found", True]
 
 
 def test_fork_is_independent_of_its_origin(page: Page) -> None:
@@ -197,3 +199,15 @@ def test_app_data_is_saved_without_waiting_for_a_run(page: Page, isolated_server
     assert page.evaluate(f"{sb}.appData") == {"note": "while running"}
     assert page.evaluate(f"{sb}.history.length") == 2
     assert plain(page, sandbox_id, "x") == "2"
+
+
+def test_rename_of_a_sandbox_not_persisted_is_a_typed_error(page: Page) -> None:
+    error = page.evaluate(
+        """async () => {
+          const sb = await wasmbox.Sandbox.create();
+          const e = await sb.rename("t").then(() => null, (e) => e);
+          await sb.close();
+          return e && [e.name, e.type, e instanceof wasmbox.SandboxError, e.message];
+        }"""
+    )
+    assert error == ["SandboxError", "not_persisted", True, "only a persisted sandbox has a title"]

@@ -91,8 +91,11 @@ class Kernel:
 
     def load_state(self, data: bytes) -> Restored:
         """Restore variables saved by `save_state` (in another worker) into this kernel."""
+        # A JS Uint8Array arrives as a proxy: `to_bytes` copies it at once, `bytes()` byte by byte.
+        to_bytes = getattr(data, "to_bytes", None)
+        raw = to_bytes() if callable(to_bytes) else bytes(data)
         with _as_main_module(self._main):
-            return load_state(self.namespace, bytes(data))
+            return load_state(self.namespace, raw)
 
     def close(self) -> None:
         """Forget this kernel's cells: their source lines (kept for tracebacks) and its globals.

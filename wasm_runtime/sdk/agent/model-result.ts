@@ -31,13 +31,23 @@ export function resultForModel(result: ExecutionResult): string {
   }
   if (images) report.images = `${images} image(s) shown to the user`;
   if (result.files.length) report.files = result.files.map((f) => `${f.path} (${f.size} bytes)`);
-  if (result.stateRestored) {
+  if (result.stateRestored?.whileIdle) {
+    const { restored, notRestored } = result.stateRestored;
+    report.stateLost = true;
+    report.note =
+      "before this run the sandbox's worker was lost while idle and restarted with the variables of " +
+      `its last save (${restored.join(", ") || "none"}); files kept; this run ran after that` +
+      (notRestored.length ? `; not restored, compute again: ${notRestored.map((v) => v.name).join(", ")}` : "");
+  } else if (result.stateRestored) {
     const { restored, notRestored } = result.stateRestored;
     report.stateLost = true;
     report.note =
       "the sandbox restarted and got back the variables of its last save, from before this run " +
       `(${restored.join(", ") || "none"}); what this run changed in memory is gone, files kept` +
       (notRestored.length ? `; not restored: ${notRestored.map((v) => v.name).join(", ")}` : "");
+  } else if (result.stateLost && result.outcome !== "OUTCOME_DEADLINE_EXCEEDED") {
+    report.stateLost = true;
+    report.note = "the sandbox was restarted: variables and imports from before are gone, files kept";
   } else if (result.outcome === "OUTCOME_DEADLINE_EXCEEDED") {
     report.stateLost = result.stateLost;
     report.note = result.stateLost

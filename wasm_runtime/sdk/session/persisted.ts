@@ -2,6 +2,7 @@
 // the sandbox's queue, then written to IndexedDB off that queue, one save after another.
 import type { FileInfo, SavedState, SkippedVariable, WorkerReply } from "../../protocol/types.js";
 import type { Engine } from "../engine.js";
+import { SandboxError } from "../errors.js";
 import type { Settings } from "../options.js";
 import { noteRecord } from "./catalog.js";
 import {
@@ -34,8 +35,14 @@ export interface ResumeReport {
 async function ask<T extends WorkerReply["type"]>(engine: Engine, request: Parameters<Engine["call"]>[0], type: T) {
   const reply = await engine.call(request);
   if (reply.type === type) return reply as Extract<WorkerReply, { type: T }>;
-  if (reply.type === "failed") throw new Error(reply.error.message);
-  throw new Error(`the sandbox answered ${reply.type} where ${type} was expected`);
+  if (reply.type === "failed")
+    throw new SandboxError("request_failed", reply.error.message, {
+      errorName: reply.error.name,
+      traceback: reply.error.traceback,
+    });
+  throw new SandboxError("protocol", `the sandbox answered ${reply.type} where ${type} was expected`, {
+    field: "type",
+  });
 }
 
 /** The engine's variables and the files named (all of them with "all"), plus the file list. */
@@ -201,7 +208,7 @@ export class PersistedSession {
       .then(async (previousWritten) => {
         // Its record names variables an unwritten save held: fail it too; the next save pickles again.
         if (!previousWritten && !batch.state)
-          throw new Error("an earlier save failed; the next save writes the variables again");
+          throw new SandboxError("save_failed", "an earlier save failed; the next save writes the variables again");
         await writeSession(batch);
         Object.assign(this.record, batch.record);
         noteRecord(batch.record);

@@ -3,6 +3,7 @@
 // transaction over both stores, so a tab killed mid-save leaves the previous save whole.
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 import type { ExecutionResult, SkippedVariable } from "../../protocol/types.js";
+import { SandboxError } from "../errors.js";
 import type { Settings } from "../options.js";
 
 const DB_NAME = "wasmbox-sessions";
@@ -55,9 +56,12 @@ export interface StoredSession {
   state: Uint8Array | null;
 }
 
-/** Thrown when the browser refuses to store more; the previous save is intact. */
-export class SessionStorageFull extends Error {
+/** Thrown when the browser refuses to store more (`type` "storage_full"); the previous save is intact. */
+export class SessionStorageFull extends SandboxError {
   override name = "SessionStorageFull";
+  constructor(message: string) {
+    super("storage_full", message);
+  }
 }
 
 const STATE = "state";
@@ -100,25 +104,29 @@ export async function writeSession({ record, put, remove, state }: SaveBatch): P
         `the session could not be saved: the browser's storage quota is full (${record.bytes} bytes to store); the previous save is kept`,
       );
     }
-    throw error;
+    if (error instanceof SandboxError) throw error;
+    const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new SandboxError("save_failed", `the session could not be saved (${cause}); the previous save is kept`);
   }
 }
 
-export async function readSession(id: string): Promise<StoredSession | null> {
-  const d = await db();
-  const tx = d.transaction(["sessions", "blobs"], "readonly");
-  const record = await tx.objectStore("sessions").get(id);
-  if (!record) return null;
+export async function readRecord(id: string): Promise<SessionRecord | null> {
+  return (await (await db()).get("sessions", id)) ?? null;
+}
+
+/** A session's files and pickled variables: the bulk, read while the sandbox's worker starts. */
+export async function readBlobs(id: string): Promise<Omit<StoredSession, "record">> {
+  const tx = (await db()).transaction("blobs", "readonly");
   const files = new Map<string, Uint8Array>();
   let state: Uint8Array | null = null;
-  let cursor = await tx.objectStore("blobs").openCursor(blobRange(id));
+  let cursor = await tx.store.openCursor(blobRange(id));
   while (cursor) {
     const name = cursor.key[1];
     if (name === STATE) state = cursor.value;
     else if (name.startsWith("file:")) files.set(name.slice(5), cursor.value);
     cursor = await cursor.continue();
   }
-  return { record, files, state };
+  return { files, state };
 }
 
 /** The record and the pickled variables of the last committed save (no files). */

@@ -5,6 +5,8 @@ import {
   Sandbox,
   type ChatFn,
   type HttpChatOptions,
+  type RestartedDetail,
+  type RestartedEvent,
   type ResumeReport,
   type StartProgress,
   type StreamingMode,
@@ -36,6 +38,17 @@ export function restoredNote({ restored, notRestored, files }: ResumeReport): st
     ? ` Not restored (run their code again): ${notRestored.map((v) => `${v.name}: ${v.reason}`).join("; ")}.`
     : "";
   return `Restored from this browser: ${names} and ${count(files.length, "file")}.${lost}`;
+}
+
+/** The worker was lost while idle: say so at once, and what came back from the last save. */
+export function restartedNote({ reason, stateRestored }: RestartedDetail): string {
+  if (!stateRestored) return `The sandbox stopped (${reason}) and was restarted: its variables are gone, files kept.`;
+  const { restored, notRestored } = stateRestored;
+  const names = restored.length ? restored.join(", ") : "none";
+  const lost = notRestored.length
+    ? ` Not restored (run their code again): ${notRestored.map((v) => `${v.name}: ${v.reason}`).join("; ")}.`
+    : "";
+  return `The sandbox stopped (${reason}) and was restarted from its last save: variables ${names}; files kept.${lost}`;
 }
 
 export class Workspace {
@@ -136,6 +149,7 @@ export class Workspace {
     history.replaceState(null, "", location.pathname + location.search);
     // Named in the address once saved, so a reload before the first save starts afresh quietly.
     if (this.id) void this.nameInAddress(sandbox);
+    sandbox.addEventListener("restarted", (e) => this.hooks.note(restartedNote((e as RestartedEvent).detail), "error"));
     sandbox.addEventListener("savefailed", (e) =>
       this.hooks.note(`Saving failed: ${message((e as CustomEvent<{ error: Error }>).detail.error)}`, "error"),
     );

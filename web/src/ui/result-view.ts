@@ -49,6 +49,15 @@ function stream(name: string, text: string): HTMLElement {
   return h("pre", { class: `stream ${name}`, "aria-label": name }, text);
 }
 
+/** Never silently different: a restart says whether the last save came back, and what did not. */
+function restartText({ stateLost, stateRestored }: ExecutionResult): string {
+  if (!stateLost) return "";
+  if (!stateRestored) return " · sandbox restarted, variables lost";
+  const when = stateRestored.whileIdle ? "restarted while idle" : "restarted";
+  const lost = stateRestored.notRestored.map((v) => v.name);
+  return ` · sandbox ${when}, variables restored from its last save${lost.length ? ` except ${lost.join(", ")}` : ""}`;
+}
+
 export function renderResult(result: ExecutionResult, download: DownloadFn): HTMLElement {
   const label = OUTCOME_LABELS[result.outcome] ?? result.outcome;
   const view = h(
@@ -59,7 +68,7 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
       { class: "result-meta" },
       h("span", { class: "badge" }, label),
       ` ${Math.round(result.durationMs)} ms`,
-      result.stateLost ? " · sandbox restarted, variables lost" : "",
+      restartText(result),
     ),
   );
   if (result.stdout) view.append(stream("stdout", result.stdout));
