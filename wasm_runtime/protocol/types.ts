@@ -106,8 +106,22 @@ export type WorkerRequest =
 // every visit, so the worker asks the host page, whose cache persists, for runtime files.
 export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
 
+/**
+ * Host → worker, unasked: a file of PUSHED_BOOT_FILES, sent as soon as the worker exists so its
+ * bytes cross to the sandbox's process while the worker's script still runs.
+ */
+export type RuntimeFilePush = {
+  type: "runtime-file-push";
+  file: string;
+  data: Uint8Array | null;
+  error: string | null;
+};
+
+/** The boot files the host pushes, in this order: the wasm first, so it compiles while the snapshot arrives. */
+export const PUSHED_BOOT_FILES: readonly string[] = ["pyodide.asm.wasm", "snapshot.bin"];
+
 /** Everything the host posts to the worker. */
-export type HostMessage = WorkerRequest | RuntimeFileReply;
+export type HostMessage = WorkerRequest | RuntimeFileReply | RuntimeFilePush;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
 export const BOOT_FILES = [

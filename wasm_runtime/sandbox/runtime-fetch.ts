@@ -3,7 +3,14 @@
 // runtime again each time; the host page's cache persists. Pyodide fetches its wasm, standard
 // library, lock file and packages with the global `fetch`, so that is where the files are routed.
 import { mimeOf } from "../protocol/mime.js";
-import { BOOT_FILES, RUNTIME_FILE_NAME, type RuntimeFileReply, type RuntimeFileRequest } from "../protocol/types.js";
+import {
+  BOOT_FILES,
+  PUSHED_BOOT_FILES,
+  RUNTIME_FILE_NAME,
+  type RuntimeFilePush,
+  type RuntimeFileReply,
+  type RuntimeFileRequest,
+} from "../protocol/types.js";
 import { bootStep } from "./boot-steps.js";
 import { compilingResponse } from "./wasm-precompile.js";
 
@@ -15,11 +22,30 @@ export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
  * callers that want the bytes themselves: reading a large file such as the start-up snapshot back
  * out of a `Response` would copy it once more.
  */
-export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort, early: string[] = []): RuntimeFileBytes {
+export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): RuntimeFileBytes {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
   let nextId = 1;
+  // The files the host pushes without being asked (they may be queued on the port already); the
+  // first request for each takes it.
+  const pushes = new Map<string, (push: RuntimeFilePush) => void>();
+  const pushed = new Map(
+    PUSHED_BOOT_FILES.map((file) => {
+      const bytes = new Promise<Uint8Array>((resolve, reject) =>
+        pushes.set(file, ({ data, error }) => (data ? resolve(data) : reject(new Error(error ?? file)))),
+      );
+      bytes.catch(() => undefined);
+      return [file, bytes] as const;
+    }),
+  );
   port.addEventListener("message", (event: MessageEvent) => {
-    const reply = event.data as Partial<RuntimeFileReply> | null;
+    const message = event.data as Partial<RuntimeFileReply | RuntimeFilePush> | null;
+    if (message?.type === "runtime-file-push" && typeof message.file === "string") {
+      if (message.data) bootStep(`received ${message.file}`);
+      pushes.get(message.file)?.(message as RuntimeFilePush);
+      pushes.delete(message.file);
+      return;
+    }
+    const reply = message as Partial<RuntimeFileReply> | null;
     if (reply?.type !== "runtime-file" || typeof reply.fetchId !== "number") return;
     waiting.get(reply.fetchId)?.(reply as RuntimeFileReply);
     waiting.delete(reply.fetchId);
@@ -36,13 +62,9 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort, early
       port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies RuntimeFileRequest);
     });
 
-  // Asked for now, in this order, before Pyodide asks (the wasm first, so it compiles while the
-  // snapshot arrives); the first request for each takes it.
-  const asked = new Map(early.map((file) => [file, fromHost(file)] as const));
-  for (const bytes of asked.values()) bytes.catch(() => undefined);
   const hostBytes = (file: string): Promise<Uint8Array> => {
-    const bytes = asked.get(file);
-    asked.delete(file);
+    const bytes = pushed.get(file);
+    pushed.delete(file);
     return bytes ?? fromHost(file);
   };
 

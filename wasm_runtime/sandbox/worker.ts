@@ -41,9 +41,7 @@ const describeError = (error: unknown): ErrorInfo => {
 async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
-  // The wasm first: it compiles while the larger snapshot arrives (wasm-precompile.ts).
-  const fileBytes = routeRuntimeFetches(runtimeUrl, port, ["pyodide.asm.wasm", "snapshot.bin"]);
-  const runtime = await initRuntime(runtimeUrl, fileBytes);
+  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port));
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
@@ -118,7 +116,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   let waiting = 0; // requests queued behind the current one
   port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const request = event.data;
-    if (request.type === "runtime-file") return;
+    if (request.type === "runtime-file" || request.type === "runtime-file-push") return;
     waiting++;
     queue = queue.then(() => {
       waiting--;

@@ -4,11 +4,13 @@ import type {
   ErrorInfo,
   FrameRequest,
   FrameStart,
+  RuntimeFilePush,
   RuntimeFileReply,
   StreamName,
   WorkerReply,
   WorkerRequest,
 } from "../protocol/types.js";
+import { PUSHED_BOOT_FILES } from "../protocol/types.js";
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
@@ -60,6 +62,22 @@ export class Engine {
     private readonly stopListening: () => void,
   ) {
     port.onmessage = (event) => this.receive(event.data);
+    void this.pushBootFiles();
+  }
+
+  /**
+   * The big boot files, unasked and in order, as soon as the worker exists: their bytes cross to
+   * the sandbox's process while the worker's script is still being compiled and run.
+   */
+  private async pushBootFiles(): Promise<void> {
+    for (const file of PUSHED_BOOT_FILES) {
+      const push = await runtimeFile(file).then(
+        (data): RuntimeFilePush => ({ type: "runtime-file-push", file, data, error: null }),
+        (error: unknown): RuntimeFilePush => ({ type: "runtime-file-push", file, data: null, error: String(error) }),
+      );
+      if (!this.alive) return;
+      this.port.postMessage(push, push.data ? [push.data.buffer] : []);
+    }
   }
 
   /** Start a frame and wait until its worker has booted Pyodide and the kernel package. */
