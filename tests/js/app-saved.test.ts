@@ -40,3 +40,27 @@ test("sizes and last use read as a person would say them", () => {
   assert.equal(lastUse(now - 5 * 60_000, now), "5 min ago");
   assert.equal(lastUse(now - 3 * 3_600_000, now), "3 h ago");
 });
+
+const { restartedNote, restoredNote } = await import("../../web/src/app/notes.js");
+
+test("a worker lost while idle is told with what its last save gave back", () => {
+  const note = restartedNote({
+    reason: "the Python runtime failed: boom",
+    stateRestored: {
+      savedAt: 1,
+      restored: ["df", "x"],
+      notRestored: [{ name: "gen", reason: "a generator" }],
+      whileIdle: true,
+      reason: "the Python runtime failed: boom",
+    },
+  });
+  assert.match(note, /stopped \(the Python runtime failed: boom\) .* last save: variables df, x/);
+  assert.match(note, /Not restored \(run their code again\): gen: a generator\./);
+  const unsaved = restartedNote({ reason: "the sandbox worker crashed", stateRestored: null });
+  assert.match(unsaved, /variables are gone, files kept/);
+});
+
+test("a reload's note names what came back and what to compute again", () => {
+  const note = restoredNote({ files: ["a.txt"], restored: ["x"], notRestored: [], runs: 1 });
+  assert.equal(note, "Restored from this browser: 1 variable (x) and 1 file.");
+});

@@ -5,15 +5,14 @@ import {
   Sandbox,
   type ChatFn,
   type HttpChatOptions,
-  type RestartedDetail,
   type RestartedEvent,
-  type ResumeReport,
   type StartProgress,
   type StreamingMode,
 } from "wasmbox";
 import type { ChatView } from "../ui/chat-view.js";
 import type { ConversationEntry } from "../ui/conversation-list.js";
 import { Conversation } from "./conversation.js";
+import { restartedNote, restoredNote } from "./notes.js";
 import { savedConversation } from "./saved.js";
 import { Session } from "./session.js";
 
@@ -28,28 +27,6 @@ export interface WorkspaceHooks {
 }
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
-/** What came back after a reload, for the user: the variables, the files, and what to recompute. */
-export function restoredNote({ restored, notRestored, files }: ResumeReport): string {
-  const names = restored.length ? `${count(restored.length, "variable")} (${restored.join(", ")})` : "no variables";
-  const lost = notRestored.length
-    ? ` Not restored (run their code again): ${notRestored.map((v) => `${v.name}: ${v.reason}`).join("; ")}.`
-    : "";
-  return `Restored from this browser: ${names} and ${count(files.length, "file")}.${lost}`;
-}
-
-/** The worker was lost while idle: say so at once, and what came back from the last save. */
-export function restartedNote({ reason, stateRestored }: RestartedDetail): string {
-  if (!stateRestored) return `The sandbox stopped (${reason}) and was restarted: its variables are gone, files kept.`;
-  const { restored, notRestored } = stateRestored;
-  const names = restored.length ? restored.join(", ") : "none";
-  const lost = notRestored.length
-    ? ` Not restored (run their code again): ${notRestored.map((v) => `${v.name}: ${v.reason}`).join("; ")}.`
-    : "";
-  return `The sandbox stopped (${reason}) and was restarted from its last save: variables ${names}; files kept.${lost}`;
-}
 
 export class Workspace {
   current: Promise<Conversation> | null = null;
