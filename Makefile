@@ -8,15 +8,14 @@ BIN := $(VENV)/bin
 # the whole suite in Chromium, then ENGINE_TESTS in MATRIX_BROWSERS (docs/browsers.md).
 WASMBOX_BROWSERS ?= chromium
 export WASMBOX_BROWSERS
-# WebKit is not in it yet: its watchdog tests are not reliably green (docs/browsers.md); `make test-engines` runs it.
-MATRIX_BROWSERS ?= firefox
+MATRIX_BROWSERS ?= firefox,webkit
 ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_files.py \
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
 	tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
 	tests/browser/static/test_embed.py
-# The engine `make bench-sandbox` measures: chromium, firefox or webkit.
+# The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
 .PHONY: help setup runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
@@ -68,7 +67,7 @@ test: build browser redis llama lint typecheck test-js ## the whole suite: lint,
 	$(BIN)/pytest
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
 
-test-matrix: build ## the guarantee tests and the app smoke test in MATRIX_BROWSERS (Firefox; MATRIX_BROWSERS=firefox,webkit for both)
+test-matrix: build ## the guarantee tests and the app smoke test in MATRIX_BROWSERS (Firefox and WebKit)
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
 
@@ -98,7 +97,7 @@ redis: ## redis-server for the shared rate-limit tests (apt-get when root; else 
 bench-proxy: setup ## proxy overhead: 500 concurrent streams through the proxy vs direct (loopback)
 	$(BIN)/python -m tests.bench.proxy_load --clients 500
 
-bench-sandbox: build browser ## sandbox figures in one engine (BROWSER=chromium|firefox|webkit): W1-W11, spare, files
+bench-sandbox: build browser ## sandbox figures W1-W11, spare, files; BROWSER=chromium,firefox,webkit: one table, a column per engine
 	WASMBOX_BROWSERS=$(BROWSER) scripts/ensure-browser.sh
 	$(BIN)/python -m tests.bench.sandbox --browser $(BROWSER)
 

@@ -3,9 +3,13 @@ file it wrote downloads with its bytes. Driven only through the engine-agnostic 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from tests.support.engines import EngineBrowser
+from backend.settings import Settings
+from tests.support import servers
+from tests.support.engines import ENGINE_GAPS, EngineBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -44,9 +48,19 @@ DOWNLOAD = """(name) => [...document.querySelectorAll("#file-list button")]
   .find((b) => b.textContent.includes(name)).click()"""
 
 
+@pytest.fixture
+def engine_console_app(engine: EngineBrowser, runtime_built: None) -> Iterator[str]:
+    """The app as served (COOP/COEP), or served plain where the engine cannot run isolated
+    (ENGINE_GAPS: there the SDK refuses to start, which tests/browser/sandbox/test_modes checks)."""
+    isolated = (engine.name, "isolated") not in ENGINE_GAPS
+    with servers.running(servers.test_app(Settings(cross_origin_isolation=isolated))) as url:
+        yield url
+
+
 def test_console_runs_code_shows_the_plot_and_downloads_the_file(
-    engine: EngineBrowser, console_app: str
+    engine: EngineBrowser, engine_console_app: str
 ) -> None:
+    console_app = engine_console_app
     page = engine.new_page()
     try:
         page.goto(f"{console_app}/?timeoutMs=120000")  # slow engines on a busy machine

@@ -59,7 +59,8 @@ def test_cross_origin_isolation_gives_interrupts_or_a_refusal(
     page, sdk = open_sdk_page(engine, coi_server)
     try:
         if (engine.name, "isolated") in ENGINE_GAPS:
-            assert "the sandbox did not start" in sdk.page.evaluate(CREATE_ERROR, {})
+            refusal = sdk.page.evaluate(CREATE_ERROR, {})
+            assert "the sandbox did not start: the sandbox worker crashed" in refusal, refusal
         else:
             sandbox = sdk.create()
             assert sdk.call(sandbox, "environment")["mode"] == "interrupt"
