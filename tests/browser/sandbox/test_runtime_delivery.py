@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request, Route
 
 from tests.browser.sandbox.conftest import SDK_PAGE
+from tests.support.engines.base import poll
 
 pytestmark = pytest.mark.browser
 
@@ -98,7 +99,8 @@ def test_a_repeat_visit_reads_the_runtime_from_the_page_store(
 
     assert visit(context, isolated_server) == []  # no request for a large file, not even a 304
     page = open_sdk(context, isolated_server)
-    page.wait_for_function(f"async (stale) => !(await ({STORE_KEYS})()).includes(stale)", arg=stale)
+    # Polled, not page.wait_for_function: Playwright takes a returned promise as truthy at once.
+    poll(page, f"async (stale) => !(await ({STORE_KEYS})()).includes(stale)", stale, None)
     assert set(LARGE_FILES) <= stored_names(page)
     context.close()
 

@@ -13,6 +13,10 @@ class EngineError(Exception):
     """A script threw in the page (the message is the page's), or the engine failed."""
 
 
+class Evaluates(Protocol):
+    def evaluate(self, expression: str, arg: Any = None) -> Any: ...
+
+
 class EnginePage(Protocol):
     """One tab with its own storage, as the tests drive it."""
 
@@ -61,8 +65,9 @@ def unwrap(reply: str) -> Any:
     return parsed["value"]
 
 
-def poll(page: EnginePage, expression: str, arg: Any, timeout: float | None) -> Any:
-    """Evaluate until the value is truthy, every 100 ms, up to `timeout` ms."""
+def poll(page: Evaluates, expression: str, arg: Any, timeout: float | None) -> Any:
+    """Evaluate until the value is truthy, every 100 ms, up to `timeout` ms. Unlike Playwright's
+    `wait_for_function`, a predicate that returns a promise is awaited, not taken as truthy."""
     deadline = time.monotonic() + (timeout or DEFAULT_TIMEOUT_MS) / 1000
     while True:
         value = page.evaluate(expression, arg)
