@@ -1,16 +1,19 @@
-"""Sandbox figures (`make bench-sandbox BROWSER=chromium|firefox|webkit`): the rows W1–W11 of
-shared/bench/WORKLOADS.md through the SDK in one headless engine (cross-origin isolated app page,
+"""Sandbox figures (`make bench-sandbox BROWSER=chromium,firefox,webkit`): the rows W1–W11 of
+shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone). The same table for
-every engine; prints figures only, nothing here asserts a time.
-"""
+`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone). Several engines:
+measured one after another, then one table with a column per engine; a row that failed in an
+engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tests.bench import sessions
@@ -160,117 +163,255 @@ def repeat(
     return [page.evaluate(TIME_RUN, [code, create or {}, {}])[key] for _ in range(RUNS)]
 
 
-def row(label: str, text: str) -> None:
-    print(f"{label:<58} {text}")
+Row = Callable[[str, str], None]
+
+
+class Table:
+    """Rows in the order first seen, a cell per engine; a section that failed in an engine gives
+    its reason in the cells of the rows it would have printed there."""
+
+    def __init__(self, engines: list[str]) -> None:
+        self.engines = engines
+        self.cells: dict[str, dict[str, str]] = {}
+        self.section_of: dict[str, str] = {}
+        self.failed: dict[tuple[str, str], str] = {}
+
+    def writer(self, engine: str, section: str) -> Row:
+        def row(label: str, text: str) -> None:
+            self.section_of.setdefault(label, section)
+            self.cells.setdefault(label, {})[engine] = text.strip()
+            if len(self.engines) == 1:  # one engine: print as it comes, as before
+                print(f"{label:<58} {text}", flush=True)
+
+        return row
+
+    def fail(self, engine: str, section: str, error: BaseException) -> None:
+        reason = " ".join(str(error).replace("|", "/").split())[:160] or type(error).__name__
+        self.failed[(engine, section)] = reason
+        if len(self.engines) == 1:
+            print(f"{section:<58} not run: {reason}", flush=True)
+        if not any(s == section for s in self.section_of.values()):
+            self.section_of.setdefault(section, section)
+            self.cells.setdefault(section, {})
+
+    def cell(self, label: str, engine: str) -> str:
+        if engine in self.cells[label]:
+            return self.cells[label][engine]
+        reason = self.failed.get((engine, "engine")) or self.failed.get(
+            (engine, self.section_of[label])
+        )
+        return f"not run: {reason}" if reason else "n/a"
+
+    def markdown(self, heads: dict[str, str]) -> str:
+        lines = [
+            "| row | " + " | ".join(heads.get(e, e) for e in self.engines) + " |",
+            "| --- |" + " --- |" * len(self.engines),
+        ]
+        for label in self.cells:
+            section = self.section_of[label]
+            if label == section and any(
+                self.section_of[o] == section for o in self.cells if o != label
+            ):
+                continue  # a section that failed somewhere, shown by the rows it printed elsewhere
+            cells = " | ".join(self.cell(label, e) for e in self.engines)
+            lines.append(f"| {label} | {cells} |")
+        return "\n".join(lines)
+
+
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure(engine: str, only: str, table: Table) -> str:
+    """Every row in one engine; returns the column's head (engine and version)."""
+    isolated = (engine, "isolated") not in ENGINE_GAPS
+    with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
+        served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
+        table.writer(engine, "engine")(
+            "engine", f"{browser.name} {browser.version}, page served {served}"
+        )
+        table.writer(engine, "engine")("load at the start", load())
+        state: dict[str, Any] = {}
+
+        def section(name: str, body: Callable[[Row], None]) -> None:
+            try:
+                body(table.writer(engine, name))
+            except Exception as error:  # a row that cannot run here says why in its cell
+                table.fail(engine, name, error)
+
+        if only == "w11":
+            section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
+            return f"{browser.name} {browser.version}"
+        if only == "sessions":
+            opened = state.setdefault("page", open_page(browser, url))
+            section("W2, W10", lambda row: w2_w10(opened, row))
+            close(state)
+            section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
+            return f"{browser.name} {browser.version}"
+        section("W1 cold", lambda row: w1_cold(browser, url, row))
+        section("W1 warm spare", lambda row: w1_spare(browser, url, state, row))
+        section("W2, W10", lambda row: w2_w10(shared(state), row))
+        section("W3", lambda row: w3(browser, url, shared(state), row))
+        section("W4", lambda row: w4(browser, url, shared(state), row))
+        section("W5, W6", lambda row: w5_w6(shared(state), row))
+        section("W7", lambda row: w7(shared(state), row))
+        section("W8", lambda row: w8(shared(state), row))
+        section("W9", lambda row: w9(shared(state), row))
+        section("files", lambda row: files(shared(state), row))
+        close(state)
+        section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
+        table.writer(engine, "engine")("load at the end", load())
+        return f"{browser.name} {browser.version}"
+
+
+def shared(state: dict[str, Any]) -> EnginePage:
+    """The page the W1 warm-spare row opened, which the later rows reuse."""
+    if "page" not in state:
+        raise RuntimeError("the shared page did not open (see the W1 warm spare row)")
+    page: EnginePage = state["page"]
+    return page
+
+
+def close(state: dict[str, Any]) -> None:
+    page = state.pop("page", None)
+    if page is not None:
+        with contextlib.suppress(Exception):  # an engine that lost the page: nothing to close
+            page.close()
+
+
+def w1_cold(browser: EngineBrowser, url: str, row: Row) -> None:
+    row(
+        "W1 cold start, cold browser cache (new page)",
+        summary(cold_start(browser, url, RUNS, False)),
+    )
+    row(
+        "W1 cold start, warm browser cache (repeat visit)",
+        summary(cold_start(browser, url, RUNS + 1, True)[1:]),
+    )
+
+
+def w1_spare(browser: EngineBrowser, url: str, state: dict[str, Any], row: Row) -> None:
+    page = state["page"] = open_page(browser, url)
+    page.evaluate("wasmbox.Sandbox.warmup()")
+    mode = page.evaluate("async () => (await (await wasmbox.Sandbox.create()).environment()).mode")
+    row("mode (environment().mode)", mode)
+    spare_create, spare_total = [], []
+    for _ in range(RUNS):
+        time.sleep(3)  # let the spare boot again
+        sample = page.evaluate(TIME_RUN, ["print(1+1)", {}, {}])
+        spare_create.append(sample["create"])
+        spare_total.append(sample["total"])
+    row("W1 warm spare: create + print(1+1)", summary(spare_total))
+    row("create from the warm spare", summary(spare_create))
+
+
+def w2_w10(page: EnginePage, row: Row) -> None:
+    warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
+    row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+    sessions.w10(page, statistics.median(warm), RUNS, row)
+
+
+def w3(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
+    code = "import numpy as np; print(np.arange(1_000_000, dtype=np.int64).sum())"
+    row("W3 first numpy import + sum (not preloaded)", summary(repeat(page, code, "run")))
+    row(
+        "W3 same, numpy asked for at create (loads meanwhile)",
+        summary(repeat(page, code, "run", {"packages": ["numpy"]})),
+    )
+    row("W3 same, spare preloaded numpy while idle", summary(warmed(browser, url, code, ["numpy"])))
+    row("W3 same, a page's first session", summary(first_of_page(browser, url, code)))
+
+
+def w4(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
+    row("W4 pandas group/sum/top 5", summary(repeat(page, W4, "run")))
+    row("W4 same, a page's first session", summary(first_of_page(browser, url, W4)))
+    row(
+        "W4 same, spare preloaded numpy+pandas while idle",
+        summary(warmed(browser, url, W4, ["numpy", "pandas"])),
+    )
+
+
+def w5_w6(page: EnginePage, row: Row) -> None:
+    w56 = [page.evaluate(W5_W6) for _ in range(RUNS)]
+    row(
+        "W5 state: x = 41 then print(x + 1)",
+        summary([s["w5"] for s in w56]) + f"  correct={all(s['w5ok'] for s in w56)}",
+    )
+    row("W6 control back after a 2 s deadline (minus 2000 ms)", summary([s["back"] for s in w56]))
+    kept = sum(s["kept"] for s in w56)
+    row(
+        "W6 next result after the deadline",
+        summary([s["next"] for s in w56]) + f"  state kept {kept}/{len(w56)}",
+    )
+
+
+def w7(page: EnginePage, row: Row) -> None:
+    for label, code in (("urllib", W7_URLLIB), ("js fetch", W7_FETCH)):
+        samples = [page.evaluate(TIME_RUN, [code, {"policy": "off"}, {}]) for _ in range(RUNS)]
+        row(
+            f"W7 network attempt ({label})",
+            summary([s["run"] for s in samples]) + f"  outcome={samples[0]['outcome']}",
+        )
+
+
+def w8(page: EnginePage, row: Row) -> None:
+    for size in ("3_000_000_000", "2_000_000_000"):
+        samples = [page.evaluate(TIME_RUN, [f"x = bytearray({size})", {}, {}]) for _ in range(RUNS)]
+        row(
+            f"W8 bytearray({size})",
+            summary([s["run"] for s in samples]) + f"  outcome={samples[0]['outcome']}",
+        )
+
+
+def w9(page: EnginePage, row: Row) -> None:
+    samples = [page.evaluate(TIME_RUN, ['print("x" * 50_000_000)', {}, {}]) for _ in range(RUNS)]
+    row(
+        "W9 50 MB print (capped)",
+        summary([s["run"] for s in samples]) + f"  returned {samples[0]['stdout']} chars",
+    )
+
+
+def files(page: EnginePage, row: Row) -> None:
+    for mb in (10, 100):
+        moved = [page.evaluate(FILES, mb) for _ in range(RUNS)]
+        row(f"file {mb} MB in (writeFile)", summary([f["put"] for f in moved]))
+        row(f"file {mb} MB out (readFile)", summary([f["get"] for f in moved]))
+
+
+def engines_arg(text: str) -> list[str]:
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in ENGINES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: name one or more of {', '.join(ENGINES)}, comma-separated"
+        )
+    return names
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--browser", choices=ENGINES, default="chromium")
+    parser.add_argument(
+        "--browser",
+        type=engines_arg,
+        default=["chromium"],
+        help="engines, comma-separated (chromium,firefox,webkit): a column each",
+    )
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
         "--only", choices=["all", "sessions", "w11"], default="all", help="which rows"
     )
     args = parser.parse_args()
     global RUNS
-    engine, RUNS = args.browser, args.runs
-    isolated = (engine, "isolated") not in ENGINE_GAPS
-    with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
-        served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
-        row("engine", f"{browser.name} {browser.version}, page served {served}")
-        if args.only == "w11":
-            sessions.w11(browser, url, RUNS, visit, row)
-            return
-        if args.only == "sessions":
-            page = open_page(browser, url)
-            warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
-            row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
-            sessions.w10(page, statistics.median(warm), RUNS, row)
-            page.close()
-            sessions.w11(browser, url, RUNS, visit, row)
-            return
-        row(
-            "W1 cold start, cold browser cache (new page)",
-            summary(cold_start(browser, url, RUNS, False)),
-        )
-        row(
-            "W1 cold start, warm browser cache (repeat visit)",
-            summary(cold_start(browser, url, RUNS + 1, True)[1:]),
-        )
-        page = open_page(browser, url)
-        page.evaluate("wasmbox.Sandbox.warmup()")
-        mode = page.evaluate(
-            "async () => (await (await wasmbox.Sandbox.create()).environment()).mode"
-        )
-        row("mode (environment().mode)", mode)
-        spare_create, spare_total = [], []
-        for _ in range(RUNS):
-            time.sleep(3)  # let the spare boot again
-            sample = page.evaluate(TIME_RUN, ["print(1+1)", {}, {}])
-            spare_create.append(sample["create"])
-            spare_total.append(sample["total"])
-        row("W1 warm spare: create + print(1+1)", summary(spare_total))
-        row("create from the warm spare", summary(spare_create))
-        warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
-        row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
-        sessions.w10(page, statistics.median(warm), RUNS, row)
-        w3 = "import numpy as np; print(np.arange(1_000_000, dtype=np.int64).sum())"
-        row("W3 first numpy import + sum (not preloaded)", summary(repeat(page, w3, "run")))
-        row(
-            "W3 same, numpy asked for at create (loads meanwhile)",
-            summary(repeat(page, w3, "run", {"packages": ["numpy"]})),
-        )
-        row(
-            "W3 same, spare preloaded numpy while idle",
-            summary(warmed(browser, url, w3, ["numpy"])),
-        )
-        row("W3 same, a page's first session", summary(first_of_page(browser, url, w3)))
-        row("W4 pandas group/sum/top 5", summary(repeat(page, W4, "run")))
-        row("W4 same, a page's first session", summary(first_of_page(browser, url, W4)))
-        row(
-            "W4 same, spare preloaded numpy+pandas while idle",
-            summary(warmed(browser, url, W4, ["numpy", "pandas"])),
-        )
-        w56 = [page.evaluate(W5_W6) for _ in range(RUNS)]
-        row(
-            "W5 state: x = 41 then print(x + 1)",
-            summary([s["w5"] for s in w56]) + f"  correct={all(s['w5ok'] for s in w56)}",
-        )
-        row(
-            "W6 control back after a 2 s deadline (minus 2000 ms)",
-            summary([s["back"] for s in w56]),
-        )
-        row(
-            "W6 next result after the deadline",
-            summary([s["next"] for s in w56]) + f"  state kept={[s['kept'] for s in w56]}",
-        )
-        for label, code in (("urllib", W7_URLLIB), ("js fetch", W7_FETCH)):
-            samples = [page.evaluate(TIME_RUN, [code, {"policy": "off"}, {}]) for _ in range(RUNS)]
-            row(
-                f"W7 network attempt ({label})",
-                summary([s["run"] for s in samples]) + f"  outcome={samples[0]['outcome']}",
-            )
-        for size in ("3_000_000_000", "2_000_000_000"):
-            samples = [
-                page.evaluate(TIME_RUN, [f"x = bytearray({size})", {}, {}]) for _ in range(RUNS)
-            ]
-            row(
-                f"W8 bytearray({size})",
-                summary([s["run"] for s in samples]) + f"  outcome={samples[0]['outcome']}",
-            )
-        samples = [
-            page.evaluate(TIME_RUN, ['print("x" * 50_000_000)', {}, {}]) for _ in range(RUNS)
-        ]
-        row(
-            "W9 50 MB print (capped)",
-            summary([s["run"] for s in samples]) + f"  returned {samples[0]['stdout']} chars",
-        )
-        for mb in (10, 100):
-            files = [page.evaluate(FILES, mb) for _ in range(RUNS)]
-            row(f"file {mb} MB in (writeFile)", summary([f["put"] for f in files]))
-            row(f"file {mb} MB out (readFile)", summary([f["get"] for f in files]))
-        page.close()
-        sessions.w11(browser, url, RUNS, visit, row)
+    RUNS = args.runs
+    table = Table(args.browser)
+    heads: dict[str, str] = {}
+    for engine in args.browser:  # one after another: engines never compete for the CPU
+        try:
+            heads[engine] = measure(engine, args.only, table)
+        except Exception as error:  # the engine did not start: its column says why
+            table.fail(engine, "engine", error)
+    if len(args.browser) > 1:
+        print(table.markdown(heads))
 
 
 if __name__ == "__main__":
