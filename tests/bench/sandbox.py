@@ -175,6 +175,7 @@ class Table:
         self.cells: dict[str, dict[str, str]] = {}
         self.section_of: dict[str, str] = {}
         self.failed: dict[tuple[str, str], str] = {}
+        self.placeholders: set[str] = set()  # a failed section's own row, until it prints rows
 
     def writer(self, engine: str, section: str) -> Row:
         def row(label: str, text: str) -> None:
@@ -193,6 +194,7 @@ class Table:
         if not any(s == section for s in self.section_of.values()):
             self.section_of.setdefault(section, section)
             self.cells.setdefault(section, {})
+            self.placeholders.add(section)
 
     def cell(self, label: str, engine: str) -> str:
         if engine in self.cells[label]:
@@ -209,7 +211,7 @@ class Table:
         ]
         for label in self.cells:
             section = self.section_of[label]
-            if label == section and any(
+            if label in self.placeholders and any(
                 self.section_of[o] == section for o in self.cells if o != label
             ):
                 continue  # a section that failed somewhere, shown by the rows it printed elsewhere
