@@ -14,16 +14,15 @@ two browsers cannot share a profile and two writers would overwrite each other's
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from wasmbox.errors import WasmboxError
+from wasmbox.locks import FileLock, holder
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -56,7 +55,7 @@ class NamedSession:
     directory: Path
     port: int | None = None
     sandbox_id: str | None = None
-    _lock: IO[str] | None = field(default=None, repr=False)
+    _lock: FileLock | None = field(default=None, repr=False)
 
     def profile(self, browser: str) -> Path:
         """The browser profile; one per engine, since their profiles cannot be shared."""
@@ -71,21 +70,13 @@ class NamedSession:
         """Lock the session `name` for this process (made on first use); SessionInUse if taken."""
         directory = (root or data_dir()) / "sessions" / check_name(name)
         directory.mkdir(parents=True, exist_ok=True)
-        lock = (directory / "lock").open("a+")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "unknown"
-            lock.close()
+        lock = FileLock.take(directory / "lock")
+        if lock is None:
             raise SessionInUse(
-                f"the session {name!r} is open in another wasmbox process (pid {holder}): "
+                f"the session {name!r} is open in another wasmbox process "
+                f"(pid {holder(directory / 'lock')}): "
                 "stop that one first, or use another session name"
-            ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
+            )
         session = cls(name, directory, _lock=lock)
         session._load()
         return session
@@ -112,7 +103,4 @@ class NamedSession:
 
     def release(self) -> None:
         if self._lock is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
-            self._lock = None
+            self._lock.release()

@@ -17,13 +17,13 @@ again when it closes, so nothing a sandbox saved reaches the next process.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+
+from wasmbox.locks import FileLock
 
 MAX_SLOTS = 4
 # `Storage.clearDataForOrigin` types: all of an origin's storage but CacheStorage (the runtime).
@@ -46,7 +46,7 @@ class ProfileSlot:
 
     directory: Path
     port: int
-    _lock: IO[str] | None = field(default=None, repr=False)
+    _lock: FileLock | None = field(default=None, repr=False)
 
     @property
     def profile(self) -> Path:
@@ -65,10 +65,7 @@ class ProfileSlot:
 
     def release(self) -> None:
         if self._lock is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
-            self._lock = None
+            self._lock.release()
 
 
 def claim_slot(browser: str, root: Path | None = None) -> ProfileSlot | None:
@@ -82,13 +79,10 @@ def claim_slot(browser: str, root: Path | None = None) -> ProfileSlot | None:
         directory = base / f"{browser}-{n}"
         try:
             directory.mkdir(exist_ok=True, mode=0o700)
-            lock = (directory / "lock").open("a+")
+            lock = FileLock.take(directory / "lock")
         except OSError:
             continue
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            lock.close()
+        if lock is None:
             continue
         slot = ProfileSlot(directory, 0, lock)
         try:
