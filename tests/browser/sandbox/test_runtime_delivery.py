@@ -92,14 +92,14 @@ def test_a_repeat_visit_reads_the_runtime_from_the_page_store(
     context = browser.new_context()
     page = open_sdk(context, isolated_server)
     assert page.evaluate(RUN_6_TIMES_7) == "42"
-    page.wait_for_function(HAS_STORED, arg=list(LARGE_FILES))  # stored once the page is idle
+    # Polled, not page.wait_for_function: Playwright takes a returned promise as truthy at once.
+    poll(page, HAS_STORED, list(LARGE_FILES), None)  # stored once the page is idle
     stale = "snapshot.bin?sha256=" + "0" * 64
     page.evaluate(PUT_ENTRY, stale)
     page.close()
 
     assert visit(context, isolated_server) == []  # no request for a large file, not even a 304
     page = open_sdk(context, isolated_server)
-    # Polled, not page.wait_for_function: Playwright takes a returned promise as truthy at once.
     poll(page, f"async (stale) => !(await ({STORE_KEYS})()).includes(stale)", stale, None)
     assert set(LARGE_FILES) <= stored_names(page)
     context.close()
@@ -116,7 +116,7 @@ def test_a_file_that_does_not_match_the_manifest_is_not_stored(
     context.route("**/runtime/pyodide-lock.json", altered)
     page = open_sdk(context, isolated_server)
     assert page.evaluate(RUN_6_TIMES_7) == "42"
-    page.wait_for_function(HAS_STORED, arg=list(LARGE_FILES))
+    poll(page, HAS_STORED, list(LARGE_FILES), None)
     page.wait_for_timeout(1_000)  # the small lock file's turn came long before; give it slack
     assert "pyodide-lock.json" not in stored_names(page)
     context.close()
