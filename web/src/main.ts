@@ -177,7 +177,10 @@ function start(): Promise<void> {
   performance.mark("wasmbox:input-ready");
   const started = workspace.start().then(
     () => void performance.mark("wasmbox:sandbox-ready"),
-    (error) => view.note(`The sandbox could not start: ${error}`, "error"),
+    (error) => {
+      status.showStartFailure(String(error instanceof Error ? error.message : error));
+      view.note(`The sandbox could not start: ${error}`, "error");
+    },
   );
   fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
   return started;

@@ -81,3 +81,25 @@ def test_console_runs_code_shows_the_plot_and_downloads_the_file(
         assert page.evaluate("window.offered") == [{"name": "report.csv", "text": "a,b\n1,2\n"}]
     finally:
         page.close()
+
+
+STATUS_FAILED = "document.getElementById('sandbox-state').dataset.state === 'failed'"
+ALERTS = """() => [...document.querySelectorAll('#transcript [role=alert]')]
+  .map((e) => e.textContent)"""
+
+
+def test_an_engine_that_refuses_the_isolated_app_says_so(
+    engine: EngineBrowser, runtime_built: None
+) -> None:
+    """WebKitGTK cannot run the sandbox under COOP/COEP: the status bar must say the sandbox failed
+    to start, with the SDK's reason shown, instead of staying at "starting"."""
+    if (engine.name, "isolated") not in ENGINE_GAPS:
+        pytest.skip(f"{engine.name} runs the app cross-origin isolated")
+    with servers.running(servers.test_app(Settings(cross_origin_isolation=True))) as url:
+        page = engine.new_page()
+        try:
+            page.goto(url)
+            page.wait_for_function(STATUS_FAILED, timeout=READY_TIMEOUT_MS)
+            assert any("did not start" in alert for alert in page.evaluate(ALERTS))
+        finally:
+            page.close()

@@ -49,6 +49,18 @@ def test_sandbox_state_follows_a_run(app_page: AppPage, console_app: str) -> Non
     assert state.inner_text() == "Sandbox: ready"
 
 
+def test_a_sandbox_that_cannot_start_is_shown_as_failed(
+    app_page: AppPage, console_app: str
+) -> None:
+    """Not left at "starting" forever: the status and an alert give the reason."""
+    page = app_page.page
+    page.route("**/runtime/**", lambda route: route.abort())
+    page.goto(console_app)
+    page.get_by_text("Sandbox: failed to start").wait_for(timeout=120_000)
+    assert "did not start" in (page.get_by_role("status").first.get_attribute("title") or "")
+    assert "could not start" in page.get_by_role("alert").first.inner_text()
+
+
 def test_start_up_progress_counted_the_runtime_download(
     app_page: AppPage, console_app: str
 ) -> None:

@@ -23,6 +23,13 @@ export class StatusBar {
     this.progress.hidden = state !== "starting";
   }
 
+  /** The sandbox could not start (e.g. an engine that refuses it): say so where "starting" was. */
+  showStartFailure(reason: string): void {
+    this.showSandbox("failed to start");
+    this.stateElement.dataset.state = "failed";
+    this.stateElement.title = reason;
+  }
+
   showStartProgress({ phase, loadedBytes, totalBytes }: StartProgress): void {
     if (phase === "downloading" && totalBytes > 0) {
       this.progress.max = totalBytes;
