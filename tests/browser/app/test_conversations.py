@@ -166,3 +166,28 @@ def test_rename_and_delete_from_the_list(app_page: AppPage, agent_app: str) -> N
     conversations(page).get_by_role("button", name=title, exact=True).wait_for()
     assert conversations(page).locator("button.link").all_inner_texts() == [title]
     assert app_page.dialogs == []
+
+
+# An uncaught error in the worker, as a runtime failure would raise: the frame reports the worker
+# lost. Thrown from a timer so it happens while the conversation's sandbox is idle.
+THROW_IN_WORKER = "() => void setTimeout(() => { throw new Error('simulated runtime failure'); }, 0)"
+
+
+def test_a_sandbox_lost_while_idle_is_announced_with_what_came_back(
+    app_page: AppPage, agent_app: str
+) -> None:
+    app_page.open(agent_app)
+    console(app_page, "x = 41")
+    page = app_page.page
+    address(page)  # saved
+    # The conversation's worker is the oldest one: the spare booted after it was taken.
+    workers = page.workers
+    assert workers, "the sandbox's worker is visible to the test"
+    oldest = max(workers, key=lambda worker: float(worker.evaluate("performance.now()")))
+    oldest.evaluate(THROW_IN_WORKER)
+
+    alert = page.get_by_role("alert").filter(has_text="The sandbox stopped")
+    alert.wait_for(timeout=READY_TIMEOUT_MS)
+    assert "restarted from its last save: variables x" in alert.inner_text()
+    console(app_page, "print(x + 1)")
+    assert page.get_by_label("stdout").last.inner_text().strip() == "42"
