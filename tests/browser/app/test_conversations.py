@@ -170,7 +170,7 @@ def test_rename_and_delete_from_the_list(app_page: AppPage, agent_app: str) -> N
 
 # An uncaught error in the worker, as a runtime failure would raise: the frame reports the worker
 # lost. Thrown from a timer so it happens while the conversation's sandbox is idle.
-THROW_IN_WORKER = "() => void setTimeout(() => { throw new Error('simulated runtime failure'); }, 0)"
+THROW_IN_WORKER = "() => void setTimeout(() => { throw new Error('simulated failure'); }, 0)"
 
 
 def test_a_sandbox_lost_while_idle_is_announced_with_what_came_back(
