@@ -59,11 +59,16 @@ W11_RESUME = """async (id) => {
   await sb.close({ save: false });
   const at = (name) =>
     performance.getEntriesByName(`wasmbox:resume:${name}`).at(-1)?.startTime ?? NaN;
+  const worker = (name) =>
+    performance.getEntriesByName(`wasmbox:worker:state:${name}`).at(-1)?.startTime ?? NaN;
   const steps = {
     read: at("read") - at("start"),
     engine: at("engine") - at("start"),
     files: at("files") - at("engine"),
-    variables: at("state") - at("files"),
+    packages: worker("packages") - at("files"),
+    imports: worker("imported") - worker("packages"),
+    unpickle: worker("unpickled") - worker("imported"),
+    reply: at("state") - worker("unpickled"),
     run: t1 - at("state"),
   };
   return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"], steps };
@@ -74,7 +79,10 @@ STEPS = {
     "read": "read from IndexedDB (beside the worker's start)",
     "engine": "a started worker (cold after a reload)",
     "files": "files written into the worker",
-    "variables": "packages loaded, variables unpickled",
+    "packages": "the saved packages loaded (after the files)",
+    "imports": "their modules imported",
+    "unpickle": "variables unpickled",
+    "reply": "the restore's reply back to the page",
     "run": "the first run",
 }
 

@@ -125,6 +125,8 @@ export const WorkerMessageSchema = v.variant("type", [
     id: int,
     restored: list(shortText),
     failed: list(SkippedVariableSchema),
+    // When each step of the restore ended (ms since the epoch), as for `booted`.
+    steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
   }),
   // The request could not be done; the worker lives on. `limit` is set when a cap was the reason.
   v.object({ type: v.literal("failed"), id: int, error: ErrorInfoSchema, limit: absentOr(LimitInfoSchema) }),

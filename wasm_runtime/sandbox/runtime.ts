@@ -24,7 +24,8 @@ interface Manifest {
   packages: Record<string, { version: string; file: string; imports?: string[] }>;
 }
 
-const KERNEL_PACKAGE = "wasmbox-kernel";
+/** Mounted at boot (mountKernel): never installed again by a preload or a restore. */
+export const KERNEL_PACKAGE = "wasmbox-kernel";
 
 /** The kernel's wheel file name and bytes (fetched while Pyodide boots). */
 async function kernelWheel(manifest: Promise<Manifest>, fileBytes: RuntimeFileBytes): Promise<[string, Uint8Array]> {
@@ -96,7 +97,7 @@ export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileByte
  * for (it did, up to the watchdog's package grace, and a run's deadline went by before it began).
  */
 export async function preloadPackages(runtime: Runtime, packages: string[], idle: () => Promise<void>): Promise<void> {
-  for (const name of packages.filter((p) => p in runtime.manifest.packages)) {
+  for (const name of packages.filter((p) => p in runtime.manifest.packages && p !== KERNEL_PACKAGE)) {
     await idle();
     await runtime.pyodide.loadPackage([name], quiet);
     for (const module of runtime.manifest.packages[name]?.imports ?? []) {

@@ -102,8 +102,8 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
         }
         case "load-state": {
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
-          const { restored, failed } = await loadState(runtime, kernel, request.data, request.packages);
-          return post({ type: "state-loaded", id, restored, failed });
+          const { restored, failed, steps } = await loadState(runtime, kernel, request.data, request.packages);
+          return post({ type: "state-loaded", id, restored, failed, steps });
         }
         case "environment":
           if (!kernel) throw new RequestFailed("the sandbox is not configured");

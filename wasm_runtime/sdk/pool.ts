@@ -32,9 +32,9 @@ export function noteStateChange(): void {
 /** Whether any sandbox of the page is starting or running code: the claimer knows, the pool asks. */
 export type BusyCheck = () => boolean;
 
-function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck): void {
+function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck, hold: Promise<unknown>): void {
   const quiet = refills.get(frameUrl) === "quiet";
-  const latest = performance.now() + REFILL_MAX_DELAY_MS;
+  let latest = 0;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
     const now = performance.now();
@@ -42,7 +42,11 @@ function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck): void {
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl);
   };
-  setTimeout(attempt, REFILL_POLL_MS);
+  const start = (): void => {
+    latest = performance.now() + REFILL_MAX_DELAY_MS;
+    setTimeout(attempt, REFILL_POLL_MS);
+  };
+  hold.then(start, start);
 }
 
 // Frame URLs whose spare has been asked to exercise the interpreter (once per page is enough).
@@ -65,13 +69,21 @@ function refill(frameUrl: string, packages: string[] = []): void {
   );
 }
 
-/** A booted engine: the spare when there is one; a new spare starts once `anyBusy` says the page is idle. */
-export async function claimEngine(frameUrl: string, anyBusy: BusyCheck): Promise<Engine> {
+/**
+ * A booted engine: the spare when there is one; a new spare starts once `anyBusy` says the page is
+ * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
+ * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
+ */
+export async function claimEngine(
+  frameUrl: string,
+  anyBusy: BusyCheck,
+  hold: Promise<unknown> = Promise.resolve(),
+): Promise<Engine> {
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;
   if (!engine || !engine.alive) engine = await Engine.start(frameUrl);
-  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, anyBusy);
+  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, anyBusy, hold);
   return engine;
 }
 

@@ -113,6 +113,24 @@ export function prefetchBootFiles(): void {
   for (const name of BOOT_FILES) fileBytes(name).catch(() => undefined);
 }
 
+/**
+ * Start reading the wheels of these runtime packages (a resume's saved packages), so the worker's
+ * requests for them, once it has booted, are answered from memory. Unknown names are skipped.
+ */
+export function prefetchPackages(names: string[]): void {
+  fileBytes(MANIFEST)
+    .then((bytes) => {
+      const { packages = {} } = JSON.parse(new TextDecoder().decode(bytes)) as {
+        packages?: Record<string, { file?: unknown }>;
+      };
+      for (const name of names) {
+        const file = packages[name]?.file;
+        if (typeof file === "string" && RUNTIME_FILE_NAME.test(file)) fileBytes(file).catch(() => undefined);
+      }
+    })
+    .catch(() => undefined);
+}
+
 /** A copy of the runtime file `name` (a copy, because the caller transfers it away). */
 export async function runtimeFile(name: string): Promise<Uint8Array> {
   if (!RUNTIME_FILE_NAME.test(name)) throw new Error(`not a runtime file name: ${JSON.stringify(name)}`);

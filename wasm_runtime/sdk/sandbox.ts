@@ -41,7 +41,7 @@ import {
 import { claimEngine, dropSpare, noteStateChange, warmSpare, type Refill } from "./pool.js";
 import { noteActivity, whenIdle } from "./background.js";
 import { cancelledBeforeStart } from "./result.js";
-import { watchDownloads, type DownloadTotals } from "./runtime-files.js";
+import { prefetchPackages, watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
 
 /** The sandbox's files (the worker's script); the SDK writes the frame's document (frame-doc.ts). */
@@ -161,6 +161,7 @@ export class Sandbox extends EventTarget {
         forgetRecord(id);
         throw new SessionNotFound(`no saved sandbox ${id}: it was never persisted, or was deleted or expired`);
       }
+      prefetchPackages(record.packages); // read while the worker boots, wanted once it has
       const carried = readBlobs(id).then(({ files, state }): Carried => {
         mark("resume:read");
         return { files, state: state && { data: state, skipped: record.skipped, packages: record.packages } };
@@ -529,6 +530,7 @@ export class Sandbox extends EventTarget {
       );
       restored = reply.restored;
       notRestored.push(...reply.failed);
+      for (const { name, at } of reply.steps) mark(`worker:state:${name}`, at);
     }
     if (savedAt !== undefined) {
       this.restoredFromSave = { savedAt, restored, notRestored };
@@ -613,10 +615,24 @@ export class Sandbox extends EventTarget {
    * next save never overwrites them with an empty interpreter's.
    */
   private async attachEngine(restart = false): Promise<void> {
+    // Variables to restore: the next spare waits until they are in (pool.ts says why).
+    let restored = (): void => undefined;
+    const restoring =
+      this.incoming || this.carried || (restart && this.persisted)
+        ? new Promise<void>((resolve) => (restored = resolve))
+        : undefined;
+    try {
+      await this.attach(restart, restoring);
+    } finally {
+      restored();
+    }
+  }
+
+  private async attach(restart: boolean, restoring: Promise<void> | undefined): Promise<void> {
     if (this.current !== "closed") this.setState("starting");
     this.engine = null;
     const [engine, saved, incoming] = await Promise.all([
-      claimEngine(FRAME_URL, anySandboxBusy),
+      claimEngine(FRAME_URL, anySandboxBusy, restoring),
       restart && this.persisted ? this.persisted.lastSaved().catch(() => null) : null,
       this.incoming?.then(
         (carried) => ({ carried }),
