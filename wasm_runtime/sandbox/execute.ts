@@ -52,7 +52,9 @@ export async function runCell(
   let proxy: PyProxy;
   try {
     const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell };
-    proxy = (await kernel.run.callKwargs(request.code, options)) as PyProxy;
+    // The result itself, or for a cell with top-level await a task (a thenable proxy) giving it.
+    proxy = kernel.start.callKwargs(request.code, options) as PyProxy;
+    if (typeof proxy.then === "function") proxy = (await proxy) as PyProxy;
   } catch (error) {
     // An interrupt in the kernel's own lines around the cell escapes the kernel.
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;

@@ -74,9 +74,11 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   const cellStart = new Promise<void>((resolve) => {
     onCellStart = () => ((cellStarted = true), resolve());
   });
-  const codeSha256 = sha256Hex(code);
+  // Only a result the kernel did not make needs it: the kernel hashes the code itself.
+  let hashing: Promise<string> | null = null;
+  const codeSha256 = () => (hashing ??= sha256Hex(code));
   const lost = async (outcome: KernelResult["outcome"], name: string, message: string): Promise<Watched> => ({
-    result: resultWithoutKernel(outcome, errorInfo(name, message), streamed, await codeSha256),
+    result: resultWithoutKernel(outcome, errorInfo(name, message), streamed, await codeSha256()),
     engineLost: true,
   });
   const begun = performance.now();
@@ -123,7 +125,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   }
   if (settled.type === "result") {
     const result = settled.result;
-    result.audit.codeSha256 ||= await codeSha256;
+    result.audit.codeSha256 ||= await codeSha256();
     if (interrupted && result.outcome === "OUTCOME_CANCELLED" && result.error) {
       if (stop === TIMEOUT) {
         result.outcome = "OUTCOME_DEADLINE_EXCEEDED";
@@ -136,7 +138,7 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
   }
   if (settled.type === "failed") {
     return {
-      result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256),
+      result: resultWithoutKernel("OUTCOME_FAILED", settled.error, streamed, await codeSha256()),
       engineLost: false,
     };
   }

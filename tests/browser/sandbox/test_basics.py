@@ -52,6 +52,16 @@ def test_last_expression_is_the_value(sdk: SdkPage, sandbox: str) -> None:
     assert value["application/json"] == '{"a": [1, 2]}'
 
 
+def test_top_level_await_waits_and_keeps_state(sdk: SdkPage, sandbox: str) -> None:
+    """A cell that awaits runs as a task (a plain one finishes inside the kernel's call)."""
+    code = "import asyncio\nprint('before')\nawait asyncio.sleep(0.05)\n"
+    code += "y = 7\nawait asyncio.sleep(0, y * 6)"
+    result = sdk.run(sandbox, code)
+    assert (result["outcome"], result["stdout"]) == ("OUTCOME_OK", "before\n")
+    assert result["value"]["text/plain"] == "42"
+    assert sdk.run(sandbox, "y")["value"]["text/plain"] == "7"
+
+
 def test_pandas_finds_utc_without_reading_every_bundled_zone(sdk: SdkPage, sandbox: str) -> None:
     code = (
         "import pandas as pd\nfrom dateutil.tz import gettz\n"

@@ -5,7 +5,7 @@ The JavaScript worker creates one kernel per worker and calls it like this::
     from wasmbox_kernel import Kernel, KernelOptions
 
     kernel = Kernel(KernelOptions.from_dict({"cwd": "/home/pyodide", "policy": "default"}))
-    result = await kernel.run(code, run_id="r-1", on_stream=lambda name, text: ...)
+    result = kernel.start(code, run_id="r-1", on_stream=lambda name, text: ...)  # or a task
     env = kernel.environment()
 
 `Kernel(options: KernelOptions | None = None)`
@@ -14,6 +14,8 @@ The JavaScript worker creates one kernel per worker and calls it like this::
     -> `ExecutionResult` (a plain, JSON-safe dict; see `result.py`), with the keys `outcome`,
     `stdout`, `stderr`, `truncated`, `value`, `displays`, `files`, `error`, `audit`, `policy`.
     `on_stream("stdout" | "stderr", text)` receives output in batches while the cell runs.
+    `Kernel.start` (same arguments) gives the result at once, or a task giving it when the cell
+    uses top-level `await`: the worker calls it, so a plain cell costs no turn of the event loop.
     The host adds `durationMs`, `stateLost` and `audit.peakMemoryBytes`, and turns
     OUTCOME_CANCELLED into OUTCOME_DEADLINE_EXCEEDED when it interrupted for a deadline.
 `prepare_interpreter()`: the worker calls it once at boot, before any package loads (see

@@ -23,6 +23,12 @@ class CompiledCell:
     last: CodeType | None
     """The trailing expression whose value is the cell's value, if there is one."""
 
+    @property
+    def awaits(self) -> bool:
+        """Whether the cell uses top-level `await` (so running it may wait)."""
+        flags = self.body.co_flags | (self.last.co_flags if self.last is not None else 0)
+        return bool(flags & inspect.CO_COROUTINE)
+
 
 def parse_cell(source: str, filename: str) -> ast.Module:
     """Parse the cell (raises SyntaxError naming `filename` and the line)."""
