@@ -87,6 +87,15 @@ STEPS = {
 }
 
 
+def step_summary(values: list[float | None]) -> str:
+    """A step's figures; a run that lacks one of the step's marks gives NaN in the page, which
+    arrives as None (JSON), and is counted instead of breaking the row's formatting."""
+    present = [v for v in values if v is not None]
+    missing = len(values) - len(present)
+    text = summary(present) if present else "n/a"
+    return text + (f"  ({missing} of {len(values)} runs without its marks)" if missing else "")
+
+
 def w10(page: EnginePage, w2_median: float, runs: int, row: Callable[[str, str], None]) -> None:
     figures = page.evaluate(W10, runs)
     result, save = figures["result"], figures["save"]
@@ -121,7 +130,7 @@ def w11(
     row("W11 resume to the first result", summary([s["resume"] for s in samples]))
     # Where it goes (wasmbox:resume:* marks): the blobs are read while the worker is claimed.
     for step, label in STEPS.items():
-        row(f"W11   {label}", summary([s["steps"][step] for s in samples]))
+        row(f"W11   {label}", step_summary([s["steps"][step] for s in samples]))
     row(
         "W11 same, from navigation start",
         summary([s["sinceNavigation"] for s in samples]) + f"  value={samples[0]['value']}",

@@ -1,0 +1,33 @@
+"""Persisted sessions in each engine WASMBOX_BROWSERS names (default Chromium): a page that closes
+a session and at once resumes or deletes it takes its lock back. Firefox still reported a lock
+just let go as taken, so `Sandbox.delete` of an open sandbox said the session was "open in
+another tab or window" (W10 in `make bench-sandbox BROWSER=firefox`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.sandbox.conftest import open_sdk_page
+from tests.support.engines import EngineBrowser
+
+pytestmark = pytest.mark.browser
+
+CLOSE_THEN_REOPEN = """async () => {
+  const sb = await wasmbox.Sandbox.create({ persist: true, timeoutMs: 120000 });
+  await sb.execute("x = 41");
+  await sb.close();
+  const again = await wasmbox.Sandbox.resume(sb.id);
+  const value = (await again.execute("x + 1")).value["text/plain"];
+  await wasmbox.Sandbox.delete(again.id);
+  return { value, listed: wasmbox.Sandbox.list().some((e) => e.id === sb.id) };
+}"""
+
+
+def test_a_closed_session_is_resumed_and_deleted_at_once(
+    engine: EngineBrowser, isolated_server: str
+) -> None:
+    page, _ = open_sdk_page(engine, isolated_server)
+    try:
+        assert page.evaluate(CLOSE_THEN_REOPEN) == {"value": "42", "listed": False}
+    finally:
+        page.close()
