@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from tests.support.engines.base import poll
 from tests.support.static_host import export_with_test_pages, http_server
 
 pytestmark = pytest.mark.browser
@@ -97,13 +98,14 @@ def test_a_new_build_waits_for_the_user_and_replaces_the_old_whole(
         expect(notice).to_be_visible(timeout=RUN_TIMEOUT_MS)
         # Until the user agrees, every file is still the old build's.
         assert page.evaluate("fetch('sdk/wasmbox.js').then(r => r.text())") == old_sdk
-        notice.click()
-        page.wait_for_load_state("load")
-        page.wait_for_function(
-            "() => fetch('sdk/wasmbox.js')"
-            ".then(r => r.text()).then(t => t.endsWith('// next build\\n'))",
-            timeout=RUN_TIMEOUT_MS,
+        # The new build takes over, then the page reloads.
+        with page.expect_navigation(timeout=RUN_TIMEOUT_MS):
+            notice.click()
+        # Polled: Playwright's wait_for_function takes the fetch's promise as true at once.
+        sdk_is_new = (
+            "() => fetch('sdk/wasmbox.js').then(r => r.text()).then(t => t.endsWith('build\\n'))"
         )
+        poll(page, sdk_is_new, None, RUN_TIMEOUT_MS)
         app = page.evaluate("fetch('app/app.js').then(r => r.text())")
         assert app.endswith("// next build\n"), "the SDK and the app come from the same build"
 
