@@ -103,25 +103,17 @@ export type WorkerRequest =
   | { type: "load-state"; id: number; data: Uint8Array; packages: string[] };
 
 // Host → worker, answering `fetch-runtime`. The opaque frame's HTTP cache is a new partition on
-// every visit, so the worker asks the host page, whose cache persists, for runtime files.
-export type RuntimeFileReply = { type: "runtime-file"; fetchId: number; data: Uint8Array | null; error: string | null };
-
-/**
- * Host → worker, unasked: a file of PUSHED_BOOT_FILES, sent as soon as the worker exists so its
- * bytes cross to the sandbox's process while the worker's script still runs.
- */
-export type RuntimeFilePush = {
-  type: "runtime-file-push";
-  file: string;
-  data: Uint8Array | null;
+// every visit, so the worker asks the host page, whose cache persists, for runtime files. A Blob is
+// a file the page had stored (sdk/runtime-store.ts): it crosses by reference and the worker reads it.
+export type RuntimeFileReply = {
+  type: "runtime-file";
+  fetchId: number;
+  data: Uint8Array | Blob | null;
   error: string | null;
 };
 
-/** The boot files the host pushes, in this order: the wasm first, so it compiles while the snapshot arrives. */
-export const PUSHED_BOOT_FILES: readonly string[] = ["pyodide.asm.wasm", "snapshot.bin"];
-
-/** Everything the host posts to the worker. */
-export type HostMessage = WorkerRequest | RuntimeFileReply | RuntimeFilePush;
+/** Everything the host posts to the worker over the port. */
+export type HostMessage = WorkerRequest | RuntimeFileReply;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
 export const BOOT_FILES = [
@@ -132,10 +124,27 @@ export const BOOT_FILES = [
   "snapshot.bin",
 ];
 
+/**
+ * Host → frame → worker, unasked: a file of PUSHED_BOOT_FILES, as soon as the host page has it.
+ * The frame reads a Blob (a file the page had stored) while the worker's script still compiles,
+ * and hands the worker the bytes: a transfer inside the sandbox's own process, so the worker's
+ * thread neither copies nor reads tens of MB. What reaches the worker is always bytes.
+ */
+export type RuntimeFilePush = {
+  type: "runtime-file-push";
+  file: string;
+  data: Uint8Array | Blob | null;
+  error: string | null;
+};
+
+/** The boot files the host pushes, each as soon as it has it; the worker asks for any other file. */
+export const PUSHED_BOOT_FILES: readonly string[] = BOOT_FILES;
+
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
 export type FrameRequest = { type: "interrupt"; id: number };
-// Host → frame, once, in answer to `frame-loaded`: the worker's script and where the runtime is.
+// Host → frame, once, in answer to `frame-loaded`: the worker's script and where the runtime is;
+// then a RuntimeFilePush for each boot file.
 export type FrameStart = { type: "start"; script: Blob; runtimeUrl: string };
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).

@@ -3,18 +3,17 @@
 // host sends the worker's script as a Blob, and the worker starts from a blob: URL made here, so
 // it inherits this document's CSP.
 
-import type { FrameRequest, FrameStart } from "../protocol/types.js";
+import { RUNTIME_FILE_NAME, type FrameRequest, type FrameStart, type RuntimeFilePush } from "../protocol/types.js";
 import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 
 // A SharedArrayBuffer cannot cross to the host page (another agent cluster), so it lives here and
 // the host asks this frame, whose thread is free while Python runs, to write the interrupt.
 // WebKitGTK reports cross-origin isolation yet has no SharedArrayBuffer: no interrupts there.
 const interrupt = crossOriginIsolated && typeof SharedArrayBuffer === "function" ? createInterruptBuffer() : null;
-let started = false;
+let worker: Worker | null = null;
 
 function start({ script, runtimeUrl }: FrameStart): void {
-  started = true;
-  const worker = new Worker(URL.createObjectURL(script), { name: "wasmbox-sandbox" });
+  worker = new Worker(URL.createObjectURL(script), { name: "wasmbox-sandbox" });
   const channel = new MessageChannel();
   worker.addEventListener("error", (event) => {
     parent.postMessage({ type: "worker-crashed", message: String(event.message ?? "worker error") }, "*");
@@ -24,9 +23,24 @@ function start({ script, runtimeUrl }: FrameStart): void {
   parent.postMessage({ type: "frame-ready", isolated: interrupt !== null }, "*", [channel.port1]);
 }
 
+/**
+ * A boot file for the worker. This thread is idle while the worker compiles its script, so a Blob
+ * (a file the page had stored) is read here, and the bytes move to the worker without a copy.
+ */
+function push(target: Worker, message: RuntimeFilePush): void {
+  const { file, data } = message;
+  const read =
+    data instanceof Blob ? data.arrayBuffer().then((buffer) => new Uint8Array(buffer)) : Promise.resolve(data);
+  read.then(
+    (bytes) => target.postMessage({ ...message, data: bytes }, bytes ? [bytes.buffer] : []),
+    (error: unknown) => target.postMessage({ type: "runtime-file-push", file, data: null, error: String(error) }),
+  );
+}
+
 addEventListener("message", (event) => {
   if (event.source !== parent) return;
-  if (!started && isStart(event.data)) start(event.data);
+  if (!worker && isStart(event.data)) start(event.data);
+  else if (worker && isPush(event.data)) push(worker, event.data);
   else if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.id);
 });
 parent.postMessage({ type: "frame-loaded" }, "*");
@@ -39,6 +53,17 @@ function isStart(data: unknown): data is FrameStart {
   const { type, script, runtimeUrl } = fields(data);
   return (
     type === "start" && script instanceof Blob && typeof runtimeUrl === "string" && /^https?:\/\//.test(runtimeUrl)
+  );
+}
+
+function isPush(data: unknown): data is RuntimeFilePush {
+  const { type, file, data: bytes, error } = fields(data);
+  return (
+    type === "runtime-file-push" &&
+    typeof file === "string" &&
+    RUNTIME_FILE_NAME.test(file) &&
+    (bytes instanceof Blob || bytes instanceof Uint8Array || bytes === null) &&
+    (typeof error === "string" || error === null)
   );
 }
 

@@ -14,6 +14,12 @@ import {
 import { bootStep } from "./boot-steps.js";
 import { compilingResponse } from "./wasm-precompile.js";
 
+/** What the host sends for a file: its bytes, or the Blob of a file it had stored (read here). */
+type HostData = Uint8Array | Blob;
+
+const toBytes = async (data: HostData): Promise<Uint8Array> =>
+  data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data;
+
 /** A runtime file's bytes, from the host page when it can help, else from the network. */
 export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
 
@@ -25,34 +31,34 @@ export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
 export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): RuntimeFileBytes {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
   let nextId = 1;
-  // The files the host pushes without being asked (they may be queued on the port already); the
-  // first request for each takes it.
+  // The boot files the host pushes without being asked, through the frame (they may be queued for
+  // this worker already); the first request for each takes it.
   const pushes = new Map<string, (push: RuntimeFilePush) => void>();
   const pushed = new Map(
     PUSHED_BOOT_FILES.map((file) => {
-      const bytes = new Promise<Uint8Array>((resolve, reject) =>
+      const bytes = new Promise<HostData>((resolve, reject) =>
         pushes.set(file, ({ data, error }) => (data ? resolve(data) : reject(new Error(error ?? file)))),
       );
       bytes.catch(() => undefined);
       return [file, bytes] as const;
     }),
   );
+  self.addEventListener("message", (event: MessageEvent) => {
+    const push = event.data as Partial<RuntimeFilePush> | null;
+    if (push?.type !== "runtime-file-push" || typeof push.file !== "string") return;
+    if (push.data) bootStep(`received ${push.file}`);
+    pushes.get(push.file)?.(push as RuntimeFilePush);
+    pushes.delete(push.file);
+  });
   port.addEventListener("message", (event: MessageEvent) => {
-    const message = event.data as Partial<RuntimeFileReply | RuntimeFilePush> | null;
-    if (message?.type === "runtime-file-push" && typeof message.file === "string") {
-      if (message.data) bootStep(`received ${message.file}`);
-      pushes.get(message.file)?.(message as RuntimeFilePush);
-      pushes.delete(message.file);
-      return;
-    }
-    const reply = message as Partial<RuntimeFileReply> | null;
+    const reply = event.data as Partial<RuntimeFileReply> | null;
     if (reply?.type !== "runtime-file" || typeof reply.fetchId !== "number") return;
     waiting.get(reply.fetchId)?.(reply as RuntimeFileReply);
     waiting.delete(reply.fetchId);
   });
   port.start();
 
-  const fromHost = (file: string): Promise<Uint8Array> =>
+  const fromHost = (file: string): Promise<HostData> =>
     new Promise((resolve, reject) => {
       const fetchId = nextId++;
       waiting.set(fetchId, ({ data, error }) => {
@@ -62,7 +68,7 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
       port.postMessage({ type: "fetch-runtime", fetchId, file } satisfies RuntimeFileRequest);
     });
 
-  const hostBytes = (file: string): Promise<Uint8Array> => {
+  const hostData = (file: string): Promise<HostData> => {
     const bytes = pushed.get(file);
     pushed.delete(file);
     return bytes ?? fromHost(file);
@@ -79,18 +85,21 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
     const file = url.startsWith(runtimeUrl) ? url.slice(runtimeUrl.length) : "";
     if (RUNTIME_FILE_NAME.test(file) && (init?.method ?? "GET") === "GET") {
       // If the host cannot help (an older SDK, a failed fetch), the file is fetched as before.
-      return hostBytes(file).then(
+      return hostData(file).then(
         (data) => {
           const headers = { "Content-Type": mimeOf(file) };
-          const bytes = data as Uint8Array<ArrayBuffer>;
-          return headers["Content-Type"] === "application/wasm"
-            ? compilingResponse(bytes, headers)
-            : new Response(bytes, { headers });
+          const body = data as Uint8Array<ArrayBuffer> | Blob;
+          return headers["Content-Type"] === "application/wasm" && body instanceof Uint8Array
+            ? compilingResponse(body, headers)
+            : new Response(body, { headers });
         },
         () => direct(input, init),
       );
     }
     return direct(input, init);
   };
-  return (file) => hostBytes(file).catch(() => fromNetwork(file));
+  return (file) =>
+    hostData(file)
+      .then(toBytes)
+      .catch(() => fromNetwork(file));
 }

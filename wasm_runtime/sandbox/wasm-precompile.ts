@@ -2,6 +2,7 @@
 // size first), so the 10 MB compile and the 25 MB snapshot's delivery ran one after the other.
 // Instead the wasm is compiled as soon as its bytes arrive, and Pyodide's instantiateStreaming
 // of that same response gets the compiled module.
+import { bootStep } from "./boot-steps.js";
 
 const compiled = new WeakMap<Response, Promise<WebAssembly.Module>>();
 
@@ -22,6 +23,7 @@ export async function withPrecompiledWasm<T>(boot: () => Promise<T>): Promise<T>
   const original = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async (source, imports) => {
     const response = await source;
+    bootStep("instantiate"); // Pyodide's module is set up; from here its wasm is instantiated and booted
     const module = await compiled.get(response)?.catch(() => null);
     if (!module) return original(response, imports);
     return { module, instance: await WebAssembly.instantiate(module, imports) };

@@ -116,7 +116,7 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
   let waiting = 0; // requests queued behind the current one
   port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const request = event.data;
-    if (request.type === "runtime-file" || request.type === "runtime-file-push") return;
+    if (request.type === "runtime-file") return;
     waiting++;
     queue = queue.then(() => {
       waiting--;

@@ -19,6 +19,23 @@ import { prefetchBootFiles, runtimeFile, RUNTIME_URL } from "./runtime-files.js"
 
 const BOOT_TIMEOUT_MS = 120_000;
 
+/**
+ * The boot files, unasked, each as soon as the page has it, to the frame: it reads the Blobs of
+ * stored files and hands the worker the bytes while the worker's script is still being compiled.
+ */
+function pushBootFiles(iframe: HTMLIFrameElement): void {
+  const send = (push: RuntimeFilePush) => {
+    if (!iframe.isConnected) return; // the engine is gone
+    iframe.contentWindow?.postMessage(push, "*", push.data instanceof Uint8Array ? [push.data.buffer] : []);
+  };
+  for (const file of PUSHED_BOOT_FILES) {
+    void runtimeFile(file).then(
+      (data) => send({ type: "runtime-file-push", file, data, error: null }),
+      (error: unknown) => send({ type: "runtime-file-push", file, data: null, error: String(error) }),
+    );
+  }
+}
+
 /** Thrown into pending calls when the engine is killed or its runtime dies. */
 export class EngineDied extends SandboxError {
   constructor(readonly info: ErrorInfo) {
@@ -62,22 +79,6 @@ export class Engine {
     private readonly stopListening: () => void,
   ) {
     port.onmessage = (event) => this.receive(event.data);
-    void this.pushBootFiles();
-  }
-
-  /**
-   * The big boot files, unasked and in order, as soon as the worker exists: their bytes cross to
-   * the sandbox's process while the worker's script is still being compiled and run.
-   */
-  private async pushBootFiles(): Promise<void> {
-    for (const file of PUSHED_BOOT_FILES) {
-      const push = await runtimeFile(file).then(
-        (data): RuntimeFilePush => ({ type: "runtime-file-push", file, data, error: null }),
-        (error: unknown): RuntimeFilePush => ({ type: "runtime-file-push", file, data: null, error: String(error) }),
-      );
-      if (!this.alive) return;
-      this.port.postMessage(push, push.data ? [push.data.buffer] : []);
-    }
   }
 
   /** Start a frame and wait until its worker has booted Pyodide and the kernel package. */
@@ -111,6 +112,7 @@ export class Engine {
             mark("worker-script-sent");
             const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL };
             iframe.contentWindow?.postMessage(start, "*");
+            pushBootFiles(iframe);
           },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
@@ -191,9 +193,10 @@ export class Engine {
     runtimeFile(file).then(
       (data) =>
         this.alive &&
-        this.port.postMessage({ type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply, [
-          data.buffer,
-        ]),
+        this.port.postMessage(
+          { type: "runtime-file", fetchId, data, error: null } satisfies RuntimeFileReply,
+          data instanceof Uint8Array ? [data.buffer] : [],
+        ),
       (error: unknown) =>
         this.alive &&
         this.port.postMessage({

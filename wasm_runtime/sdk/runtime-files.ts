@@ -4,11 +4,16 @@
 // counted as they arrive, for progress bars.
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
 import { inBackground } from "./background.js";
+import { mark } from "./marks.js";
 import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
 export const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
 const MANIFEST = "manifest.json";
-const files = new Map<string, Promise<ArrayBuffer>>();
+/** A runtime file: a Blob when it comes from the store (read by whoever needs the bytes), else bytes. */
+export type RuntimeData = ArrayBuffer | Blob;
+const files = new Map<string, Promise<RuntimeData>>();
+const textOf = async (data: RuntimeData): Promise<string> =>
+  data instanceof Blob ? data.text() : new TextDecoder().decode(data);
 
 export interface DownloadTotals {
   loadedBytes: number;
@@ -39,8 +44,8 @@ let manifest: Promise<Map<string, ManifestEntry>> | null = null;
 /** The manifest's files (name → hash and size); empty when it cannot be read. Once per page. */
 function manifestFiles(): Promise<Map<string, ManifestEntry>> {
   manifest ??= fileBytes(MANIFEST).then(
-    (bytes) => {
-      const { files = {} } = JSON.parse(new TextDecoder().decode(bytes)) as {
+    async (data) => {
+      const { files = {} } = JSON.parse(await textOf(data)) as {
         files?: Record<string, Partial<ManifestEntry>>;
       };
       const entries = new Map<string, ManifestEntry>();
@@ -58,14 +63,16 @@ function manifestFiles(): Promise<Map<string, ManifestEntry>> {
   return manifest;
 }
 
-async function download(name: string): Promise<ArrayBuffer> {
+async function download(name: string): Promise<RuntimeData> {
   const entry = name === MANIFEST ? undefined : (await manifestFiles()).get(name);
   const stored = entry && (await storedFile(RUNTIME_URL, name, entry.sha256));
   if (stored) {
-    count(stored.byteLength, stored.byteLength);
+    mark(`stored ${name}`);
+    count(stored.size, stored.size);
     return stored;
   }
   const bytes = await fetchCounted(name, entry?.size);
+  mark(`fetched ${name}`);
   // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
   if (entry) inBackground(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
@@ -95,7 +102,7 @@ async function fetchCounted(name: string, expected?: number): Promise<ArrayBuffe
   return bytes.buffer;
 }
 
-function fileBytes(name: string): Promise<ArrayBuffer> {
+function fileBytes(name: string): Promise<RuntimeData> {
   let bytes = files.get(name);
   if (!bytes) {
     bytes = download(name);
@@ -115,12 +122,12 @@ export function prefetchBootFiles(): void {
 
 /**
  * Start reading the wheels of these runtime packages (a resume's saved packages), so the worker's
- * requests for them, once it has booted, are answered from memory. Unknown names are skipped.
+ * requests for them, once it has booted, are answered at once. Unknown names are skipped.
  */
 export function prefetchPackages(names: string[]): void {
   fileBytes(MANIFEST)
-    .then((bytes) => {
-      const { packages = {} } = JSON.parse(new TextDecoder().decode(bytes)) as {
+    .then(async (data) => {
+      const { packages = {} } = JSON.parse(await textOf(data)) as {
         packages?: Record<string, { file?: unknown }>;
       };
       for (const name of names) {
@@ -131,8 +138,12 @@ export function prefetchPackages(names: string[]): void {
     .catch(() => undefined);
 }
 
-/** A copy of the runtime file `name` (a copy, because the caller transfers it away). */
-export async function runtimeFile(name: string): Promise<Uint8Array> {
+/**
+ * The runtime file `name`: the stored Blob (immutable, so shared), or a copy of its bytes (a copy,
+ * because the caller transfers it away).
+ */
+export async function runtimeFile(name: string): Promise<Uint8Array | Blob> {
   if (!RUNTIME_FILE_NAME.test(name)) throw new Error(`not a runtime file name: ${JSON.stringify(name)}`);
-  return new Uint8Array((await fileBytes(name)).slice(0));
+  const data = await fileBytes(name);
+  return data instanceof Blob ? data : new Uint8Array(data.slice(0));
 }

@@ -21,11 +21,14 @@ function open(): Promise<Cache> | null {
   }
 }
 
-/** The stored bytes of `name` at this hash, or null. */
-export async function storedFile(base: string, name: string, sha256: string): Promise<ArrayBuffer | null> {
+/**
+ * The stored file `name` at this hash, or null. A Blob, not bytes: its data stays in the browser's
+ * cache until a reader needs it, and a Blob crosses to the sandbox by reference, uncopied.
+ */
+export async function storedFile(base: string, name: string, sha256: string): Promise<Blob | null> {
   try {
     const hit = await (await open())?.match(keyOf(base, name, sha256));
-    return hit ? await hit.arrayBuffer() : null;
+    return hit ? await hit.blob() : null;
   } catch {
     return null;
   }
