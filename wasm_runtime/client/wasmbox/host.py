@@ -20,10 +20,10 @@ from playwright.async_api import (
     Error,
     Page,
     Playwright,
-    async_playwright,
 )
 
 from wasmbox.browser import BrowserName, launch_args
+from wasmbox.driver import start_playwright
 from wasmbox.errors import SandboxError
 from wasmbox.profiles import CLEARED_STORAGE, ProfileSlot, claim_slot
 
@@ -90,7 +90,7 @@ class Host:
         )
         playwright: Playwright | None = None
         try:
-            playwright = await async_playwright().start()
+            playwright = await start_playwright()
             context, close_browser = await open_context(playwright, browser, profile, slot)
             context.set_default_timeout(PAGE_TIMEOUT_MS)
             page = context.pages[0] if context.pages else await context.new_page()
