@@ -2,7 +2,8 @@
 shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone). Several engines:
+`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, and with
+WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating). Several engines:
 measured one after another, then one table with a column per engine; a row that failed in an
 engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
 
@@ -14,9 +15,11 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tests.bench import sessions
+from tests.bench.checkout_server import checkout_server
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
 from tests.support.engines import ENGINE_GAPS, ENGINES, EngineBrowser, EnginePage, launch
@@ -242,7 +245,7 @@ def measure(engine: str, only: str, table: Table) -> str:
                 table.fail(engine, name, error)
 
         if only == "w11":
-            section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
+            section("W11", lambda row: w11_against_baseline(browser, url, row))
             return f"{browser.name} {browser.version}"
         if only == "sessions":
             opened = state.setdefault("page", open_page(browser, url))
@@ -264,6 +267,15 @@ def measure(engine: str, only: str, table: Table) -> str:
         section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
         table.writer(engine, "engine")("load at the end", load())
         return f"{browser.name} {browser.version}"
+
+
+def w11_against_baseline(browser: EngineBrowser, url: str, row: Row) -> None:
+    """W11; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, alternating."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    if not baseline:
+        return sessions.w11(browser, url, RUNS, visit, row)
+    with checkout_server(Path(baseline)) as baseline_url:
+        sessions.w11(browser, url, RUNS, visit, row, baseline_url)
 
 
 def shared(state: dict[str, Any]) -> EnginePage:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
+from typing import Any
 
 from tests.bench.stats import summary
 from tests.support.engines import EngineBrowser, EnginePage
@@ -115,25 +116,42 @@ def w11(
     runs: int,
     visit: Callable[[EnginePage, str], EnginePage],
     row: Callable[[str, str], None],
+    baseline: str | None = None,
 ) -> None:
-    page = visit(browser.new_page(), url)
-    setup = page.evaluate(W11_SETUP)
+    """W11 on this build; with `baseline` (another build's server) too, alternating resumes so
+    both see the same load (only this build's steps are split: an older build may lack marks)."""
+    builds = {"this build": url, **({"baseline": baseline} if baseline else {})}
+    pages = {name: visit(browser.new_page(), u) for name, u in builds.items()}
+    setups = {name: page.evaluate(W11_SETUP) for name, page in pages.items()}
+    ids = {name: setup["id"] for name, setup in setups.items()}
+    setup = setups["this build"]
     row(
         "W11 session saved",
         f"DataFrame {setup['frameBytes'] / 1e6:.1f} MB + files 21.0 MB, "
         f"stored {setup['bytes'] / 1e6:.1f} MB",
     )
-    samples = []
-    for _ in range(runs):
-        visit(page, url)  # a reload: same storage, a new document
-        samples.append(page.evaluate(W11_RESUME, setup["id"]))
-    row("W11 resume to the first result", summary([s["resume"] for s in samples]))
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
+    for run in range(runs):
+        order = list(builds) if run % 2 == 0 else list(reversed(builds))
+        for name in order:
+            visit(pages[name], builds[name])  # a reload: same storage, a new document
+            samples[name].append(pages[name].evaluate(W11_RESUME, ids[name]))
+    ours = samples["this build"]
+    row("W11 resume to the first result", summary([s["resume"] for s in ours]))
     # Where it goes (wasmbox:resume:* marks): the blobs are read while the worker is claimed.
     for step, label in STEPS.items():
-        row(f"W11   {label}", step_summary([s["steps"][step] for s in samples]))
+        row(f"W11   {label}", step_summary([s["steps"][step] for s in ours]))
     row(
         "W11 same, from navigation start",
-        summary([s["sinceNavigation"] for s in samples]) + f"  value={samples[0]['value']}",
+        summary([s["sinceNavigation"] for s in ours]) + f"  value={ours[0]['value']}",
     )
-    page.evaluate("id => wasmbox.Sandbox.delete(id)", setup["id"])
-    page.close()
+    if baseline:
+        theirs = [s["resume"] for s in samples["baseline"]]
+        ratio = statistics.median([s["resume"] for s in ours]) / statistics.median(theirs)
+        row(
+            "W11 resume, baseline build (alternating)",
+            summary(theirs) + f"  (this/baseline {ratio:.2f})",
+        )
+    for name, page in pages.items():
+        page.evaluate("id => wasmbox.Sandbox.delete(id)", ids[name])
+        page.close()

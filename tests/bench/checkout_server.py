@@ -1,0 +1,42 @@
+"""Serve another checkout's test app (its own build/ and SDK) beside this one, for a same-run A/B
+(`WASMBOX_BENCH_BASELINE=DIR`, a checkout with `make build` done). The server runs in a child
+process whose imports resolve to DIR, so both builds' Python and JS are each their own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SERVE = """
+import time
+from tests.browser.sandbox.conftest import app_with_page_headers
+from tests.support.servers import running
+with running(app_with_page_headers(True)) as url:
+    print(url, flush=True)
+    while True:
+        time.sleep(3600)
+"""
+
+
+@contextmanager
+def checkout_server(root: Path) -> Iterator[str]:
+    """The base URL of `root`'s test app (COOP/COEP pages), served until the block ends."""
+    if not (root / "build" / "js").is_dir():
+        raise RuntimeError(f"{root}: no build/js (run `make build` there)")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", SERVE], cwd=root, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        url = child.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise RuntimeError(f"{root}: its test app did not start")
+        yield url
+    finally:
+        child.kill()
+        child.wait(timeout=10)
