@@ -20,8 +20,8 @@ def loop() -> Iterator[Loop]:
     loop.close()
 
 
-async def start_and_stop() -> None:
-    playwright = await start_playwright()
+async def start_and_stop(cache: bool = True) -> None:
+    playwright = await start_playwright(cache)
     await playwright.stop()  # the driver exits normally: Node writes its cache then
 
 
@@ -57,3 +57,12 @@ def test_an_unusable_cache_directory_does_not_stop_the_driver(
     monkeypatch.delenv(VARIABLE, raising=False)
     loop(start_and_stop())
     assert VARIABLE not in os.environ
+
+
+def test_without_the_cache_nothing_is_written(
+    loop: Loop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WASMBOX_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(VARIABLE, raising=False)
+    loop(start_and_stop(cache=False))
+    assert not (tmp_path / "client").exists()

@@ -20,8 +20,11 @@ from wasmbox.profiles import cache_dir
 VARIABLE = "NODE_COMPILE_CACHE"
 
 
-async def start_playwright() -> Playwright:
-    """`async_playwright().start()`, its driver using the compile cache."""
+async def start_playwright(cache: bool = True) -> Playwright:
+    """`async_playwright().start()`, its driver using the compile cache unless `cache` is False
+    (a host started with `cache=False` writes nothing under the cache directory)."""
+    if not cache:
+        return await async_playwright().start()
     with _compile_cache():
         return await async_playwright().start()
 

@@ -78,7 +78,8 @@ class Host:
         the SDK keeps persisted sandboxes) belongs to both, so keeping them keeps the sessions.
         Otherwise Chromium gets a cached profile (wasmbox.profiles: the runtime's files stay
         decoded there for the next process; nothing else is kept) unless `cache` is False or all
-        slots are taken, and other engines a fresh temporary one, on a free port.
+        slots are taken, and other engines a fresh temporary one, on a free port. `cache` also
+        gives Playwright's driver Node's compile cache (wasmbox.driver).
         """
         slot = claim_slot(browser) if cache and profile is None and browser == "chromium" else None
         if slot is not None:
@@ -90,7 +91,7 @@ class Host:
         )
         playwright: Playwright | None = None
         try:
-            playwright = await start_playwright()
+            playwright = await start_playwright(cache)
             context, close_browser = await open_context(playwright, browser, profile, slot)
             context.set_default_timeout(PAGE_TIMEOUT_MS)
             page = context.pages[0] if context.pages else await context.new_page()
