@@ -153,8 +153,11 @@ def _covers(entry: str, module: str) -> bool:
 def _imports(tree: ast.Module) -> Iterator[tuple[int, str, tuple[str, ...]]]:
     """(line, module, fromlist) for each import the tree shows."""
     aliases: dict[str, str] = {}
+    attributes: list[ast.Attribute] = []  # in walk order: one walk of the tree, not three
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Attribute):
+            attributes.append(node)
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     aliases[alias.asname] = alias.name
@@ -175,9 +178,11 @@ def _imports(tree: ast.Module) -> Iterator[tuple[int, str, tuple[str, ...]]]:
             and isinstance(node.slice.value, str)
         ):
             yield node.lineno, node.slice.value, ()
-    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and id(node) not in inner:
+    if not aliases:
+        return  # an attribute path can only lead to a module the cell imported
+    inner = {id(n.value) for n in attributes}
+    for node in attributes:
+        if id(node) not in inner:
             dotted = _dotted(node)
             root, _, rest = (dotted or "").partition(".")
             if root in aliases and rest:
