@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.sandbox.conftest import open_sdk_page
-from tests.support.engines import EngineBrowser
+from tests.support.engines import ENGINE_GAPS, EngineBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -23,10 +23,18 @@ CLOSE_THEN_REOPEN = """async () => {
 }"""
 
 
+@pytest.fixture
+def engine_server(engine: EngineBrowser, request: pytest.FixtureRequest) -> str:
+    """Served with COOP/COEP, or plain where the engine cannot run isolated (WebKitGTK)."""
+    isolated = (engine.name, "isolated") not in ENGINE_GAPS
+    url: str = request.getfixturevalue("isolated_server" if isolated else "plain_server")
+    return url
+
+
 def test_a_closed_session_is_resumed_and_deleted_at_once(
-    engine: EngineBrowser, isolated_server: str
+    engine: EngineBrowser, engine_server: str
 ) -> None:
-    page, _ = open_sdk_page(engine, isolated_server)
+    page, _ = open_sdk_page(engine, engine_server)
     try:
         assert page.evaluate(CLOSE_THEN_REOPEN) == {"value": "42", "listed": False}
     finally:
