@@ -134,3 +134,13 @@ def test_a_deep_traceback_keeps_its_innermost_frames_and_counts_the_rest(run, ke
     omitted = int(lines[1].strip().removeprefix("[").split()[0])
     assert omitted > 4000 and lines[1].endswith("outer frames omitted]")
     assert error["traceback"].count('File "<cell-1>"') <= 200
+
+
+def test_an_available_package_that_could_not_be_loaded_says_why(run, make_kernel):
+    """The worker could not load the package (e.g. its file failed the manifest's hash): the
+    failed import gives that reason, not a bare "No module named"."""
+    kernel = make_kernel(available_packages={"joblibx": "1.4.0"})
+    reason = "joblibx-1.4.0-py3-none-any.whl is not the runtime's file"
+    message = run(kernel, "import joblibx", load_failures=[reason])["error"]["message"]
+    assert message == f"No module named 'joblibx': the package could not be loaded ({reason})"
+    assert run(kernel, "import joblibx")["error"]["message"] == "No module named 'joblibx'"

@@ -27,11 +27,17 @@ export async function runCell(
   beginAudit(); // the browser, not Python, blocks the network: its refusals are listed
   const peakMemory = watchMemory(pyodide);
   // Finding imports parses the cell in Python (half a millisecond): not worth it without one.
+  // Why a package could not be loaded: the import that then fails in the cell says it.
+  const loadFailures: string[] = [];
   if (MAY_IMPORT.test(request.code)) {
+    const sinks = {
+      ...loaderSinks,
+      errorCallback: (message: string) => (loaderSinks.errorCallback(message), void loadFailures.push(message)),
+    };
     try {
-      await pyodide.loadPackagesFromImports(request.code, loaderSinks);
-    } catch {
-      // The import itself then fails inside the cell, with the kernel's message.
+      await pyodide.loadPackagesFromImports(request.code, sinks);
+    } catch (error) {
+      loadFailures.push(String(error));
     }
   }
   // Finding imports and loading packages run Python too: an interrupt landing there was
@@ -51,7 +57,7 @@ export async function runCell(
   const onCell = (running: boolean) => pyodide.setInterruptBuffer((running ? buffer : undefined) as Int32Array);
   let proxy: PyProxy;
   try {
-    const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell };
+    const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell, load_failures: loadFailures };
     // The result itself, or for a cell with top-level await a task (a thenable proxy) giving it.
     proxy = kernel.start.callKwargs(request.code, options) as PyProxy;
     if (typeof proxy.then === "function") proxy = (await proxy) as PyProxy;

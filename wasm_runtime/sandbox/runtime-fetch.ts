@@ -84,7 +84,8 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const file = url.startsWith(runtimeUrl) ? url.slice(runtimeUrl.length) : "";
     if (RUNTIME_FILE_NAME.test(file) && (init?.method ?? "GET") === "GET") {
-      // If the host cannot help (an older SDK, a failed fetch), the file is fetched as before.
+      // If the host cannot help (an older SDK, a failed fetch), the file is fetched as before;
+      // if that fails too, the host's reason is the one worth reporting.
       return hostData(file).then(
         (data) => {
           const headers = { "Content-Type": mimeOf(file) };
@@ -93,7 +94,7 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
             ? compilingResponse(body, headers)
             : new Response(body, { headers });
         },
-        () => direct(input, init),
+        (refused: unknown) => direct(input, init).catch(() => Promise.reject(refused)),
       );
     }
     return direct(input, init);
@@ -101,5 +102,5 @@ export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): Runt
   return (file) =>
     hostData(file)
       .then(toBytes)
-      .catch(() => fromNetwork(file));
+      .catch((refused: unknown) => fromNetwork(file).catch(() => Promise.reject(refused)));
 }

@@ -4,6 +4,7 @@
 // counted as they arrive, for progress bars.
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
 import { inBackground } from "./background.js";
+import { sha256Hex } from "./hash.js";
 import { mark } from "./marks.js";
 import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
@@ -73,9 +74,22 @@ async function download(name: string): Promise<RuntimeData> {
   }
   const bytes = await fetchCounted(name, entry?.size);
   mark(`fetched ${name}`);
+  if (entry && !BOOT_FILES.includes(name)) await checkPackage(name, bytes, entry.sha256);
   // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
   if (entry) inBackground(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
+}
+
+/**
+ * A package wheel must be the manifest's: Pyodide's own integrity check cannot run in the frame,
+ * which has no network. Boot files are not hashed here: it would hold up every cold start, and
+ * a damaged one fails the boot anyway; none is stored unchecked.
+ */
+async function checkPackage(name: string, bytes: ArrayBuffer, sha256: string): Promise<void> {
+  const actual = await sha256Hex(bytes);
+  if (actual !== sha256) {
+    throw new Error(`${name} is not the runtime's file (sha256 ${actual}, the manifest says ${sha256}): refused`);
+  }
 }
 
 /** Fetch `name`, reporting progress against `expected` bytes (the uncompressed size, if known). */

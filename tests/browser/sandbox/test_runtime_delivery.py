@@ -145,3 +145,26 @@ def test_a_page_that_cannot_read_the_runtime_gets_a_clear_start_error(
     assert error is not None and "could not be read" in error, error
     assert from_frame == []
     context.close()
+
+
+def test_a_package_that_does_not_match_the_manifest_is_refused(
+    browser: Browser, isolated_server: str
+) -> None:
+    """Pyodide's integrity check cannot run in the frame (it has no network): the page checks a
+    wheel against the manifest before the sandbox gets it, and the run says which file."""
+    context = browser.new_context()
+
+    def altered(route: Route) -> None:
+        route.fulfill(status=200, body=route.fetch().body() + b"tampered")
+
+    context.route("**/runtime/joblib-*.whl", altered)
+    page = open_sdk(context, isolated_server)
+    result = page.evaluate(
+        "async () => (await (await wasmbox.Sandbox.create()).execute('import joblib'))"
+    )
+    assert result["outcome"] == "OUTCOME_FAILED"
+    message = result["error"]["message"]
+    assert message.startswith("No module named 'joblib': the package could not be loaded"), message
+    assert "joblib-1.4.0-py3-none-any.whl is not the runtime's file" in message, message
+    assert "joblib" not in stored_names(page)
+    context.close()

@@ -65,12 +65,21 @@ def unwrap(reply: str) -> Any:
     return parsed["value"]
 
 
+# Playwright's words for an evaluation cut short by the page navigating.
+NAVIGATED = "Execution context was destroyed"
+
+
 def poll(page: Evaluates, expression: str, arg: Any, timeout: float | None) -> Any:
     """Evaluate until the value is truthy, every 100 ms, up to `timeout` ms. Unlike Playwright's
     `wait_for_function`, a predicate that returns a promise is awaited, not taken as truthy."""
     deadline = time.monotonic() + (timeout or DEFAULT_TIMEOUT_MS) / 1000
     while True:
-        value = page.evaluate(expression, arg)
+        try:
+            value = page.evaluate(expression, arg)
+        except Exception as error:  # a navigation under way: not there yet, evaluate again
+            if NAVIGATED not in str(error) or time.monotonic() > deadline:
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:

@@ -7,7 +7,7 @@ sandbox's limits; `SystemExit` says the sandbox keeps running.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .result import ErrorInfo, Outcome
 from .tracebacks import format_exception
@@ -41,10 +41,15 @@ def outcome_of(exc: BaseException) -> Outcome:
 
 
 def error_info(
-    exc: BaseException, *, available: Mapping[str, str], recursion_limit: int
+    exc: BaseException,
+    *,
+    available: Mapping[str, str],
+    recursion_limit: int,
+    load_failures: Sequence[str] = (),
 ) -> ErrorInfo:
-    """`{name, message, traceback}`, after clarifying the message in place (so both agree)."""
-    _clarify(exc, available, recursion_limit)
+    """`{name, message, traceback}`, after clarifying the message in place (so both agree).
+    `load_failures`: why packages for this cell could not be loaded, for a failed import."""
+    _clarify(exc, available, recursion_limit, load_failures)
     message = _message(exc)
     return ErrorInfo(name=type(exc).__name__, message=message, traceback=format_exception(exc))
 
@@ -66,11 +71,20 @@ def missing_module_message(name: str, available: Mapping[str, str]) -> str:
     )
 
 
-def _clarify(exc: BaseException, available: Mapping[str, str], recursion_limit: int) -> None:
+def _clarify(
+    exc: BaseException,
+    available: Mapping[str, str],
+    recursion_limit: int,
+    load_failures: Sequence[str],
+) -> None:
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         top = exc.name.partition(".")[0]
         if top not in available and exc.name == top:
             _set_message(exc, missing_module_message(top, available))
+        elif top in available and load_failures:
+            reasons = "; ".join(load_failures)
+            message = f"No module named {top!r}: the package could not be loaded ({reasons})"
+            _set_message(exc, message)
     elif isinstance(exc, RecursionError) and "sandbox" not in str(exc):
         _set_message(
             exc,

@@ -12,7 +12,7 @@ import random
 import sys
 import tempfile
 import types
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, compile_cell, evaluate, parse_cell
@@ -112,9 +112,12 @@ class Kernel:
         run_id: str,
         on_stream: StreamCallback | None = None,
         on_cell: CellCallback | None = None,
+        load_failures: Sequence[str] = (),
     ) -> ExecutionResult:
         """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
-        started = self.start(code, run_id=run_id, on_stream=on_stream, on_cell=on_cell)
+        started = self.start(
+            code, run_id=run_id, on_stream=on_stream, on_cell=on_cell, load_failures=load_failures
+        )
         return await started if isinstance(started, asyncio.Future) else started
 
     def start(
@@ -124,6 +127,7 @@ class Kernel:
         run_id: str,
         on_stream: StreamCallback | None = None,
         on_cell: CellCallback | None = None,
+        load_failures: Sequence[str] = (),
     ) -> ExecutionResult | asyncio.Future[ExecutionResult]:
         """Run one cell: its result at once, or a task giving it for a cell with top-level `await`.
 
@@ -131,7 +135,9 @@ class Kernel:
         (a task, then its future's callback: about a millisecond a run in the worker).
         `on_cell(True)` is called just before the cell's code runs and `on_cell(False)` just
         after: the worker arms its interrupt only in between, so an interrupt cannot land in
-        other Python (a package loading in the background) before or after the cell."""
+        other Python (a package loading in the background) before or after the cell.
+        `load_failures`: why the worker could not load this cell's packages, said by the import
+        that then fails."""
         self._runs += 1
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
@@ -148,7 +154,9 @@ class Kernel:
         except SyntaxError as exc:
             error = self._error(exc.with_traceback(None))  # the frames are the kernel's
             return _result("OUTCOME_FAILED", out, err, audit, error=error)
-        execution = self._execute(cell, run_id, out, err, audit, on_cell or _no_cell_callback)
+        execution = self._execute(
+            cell, run_id, out, err, audit, on_cell or _no_cell_callback, load_failures
+        )
         if cell.awaits:
             return asyncio.ensure_future(execution)
         return _to_the_end(execution)
@@ -161,6 +169,7 @@ class Kernel:
         err: CappedWriter,
         audit: Audit,
         on_cell: CellCallback,
+        load_failures: Sequence[str] = (),
     ) -> ExecutionResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
@@ -194,7 +203,7 @@ class Kernel:
         audit["importedModules"] = _new_top_level_modules(modules_before)
         if run.violation is not None:
             return _refused(run.violation, cell.filename, out, err, audit, failure, files)
-        error = self._error(failure) if failure is not None else None
+        error = self._error(failure, load_failures) if failure is not None else None
         outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
         return _result(
             outcome, out, err, audit, value=value, error=error, displays=run.displays, files=files
@@ -234,11 +243,12 @@ class Kernel:
             interval_s=self._options.stream_interval_s,
         )
 
-    def _error(self, exc: BaseException) -> ErrorInfo:
+    def _error(self, exc: BaseException, load_failures: Sequence[str] = ()) -> ErrorInfo:
         return error_info(
             exc,
             available=self._options.available_packages,
             recursion_limit=self._options.recursion_limit,
+            load_failures=load_failures,
         )
 
 
