@@ -115,3 +115,15 @@ def c_loop_sdk(engine: EngineBrowser, sdk: SdkPage, sdk_server: str) -> Iterator
         yield own
     finally:
         page.close()
+
+
+# The page's decoded runtime files (CacheStorage), written once the page is idle.
+LARGE_FILES = ("snapshot.bin", "pyodide.asm.wasm", "python_stdlib.zip")
+STORE = "wasmbox-runtime"
+# The store's keys as "<file name>?sha256=<hash>".
+STORE_KEYS = f"""async () => (await (await caches.open("{STORE}")).keys())
+  .map((request) => decodeURIComponent(request.url.split("/runtime/")[1]))"""
+HAS_STORED = f"""async (names) => {{
+  const stored = (await ({STORE_KEYS})()).map((key) => key.split("?")[0]);
+  return names.every((name) => stored.includes(name));
+}}"""

@@ -6,12 +6,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request, Route
 
-from tests.browser.sandbox.conftest import SDK_PAGE
+from tests.browser.sandbox.conftest import HAS_STORED, LARGE_FILES, SDK_PAGE, STORE, STORE_KEYS
 from tests.support.engines.base import poll
 
 pytestmark = pytest.mark.browser
-
-LARGE_FILES = ("snapshot.bin", "pyodide.asm.wasm", "python_stdlib.zip")
 
 
 def visit(browser_context, server: str) -> list[tuple[str, str, int]]:
@@ -57,14 +55,6 @@ def test_repeat_visit_downloads_no_large_file_again(browser: Browser, isolated_s
     context.close()
 
 
-STORE = "wasmbox-runtime"
-# The store's keys as "<file name>?sha256=<hash>".
-STORE_KEYS = f"""async () => (await (await caches.open("{STORE}")).keys())
-  .map((request) => decodeURIComponent(request.url.split("/runtime/")[1]))"""
-HAS_STORED = f"""async (names) => {{
-  const stored = (await ({STORE_KEYS})()).map((key) => key.split("?")[0]);
-  return names.every((name) => stored.includes(name));
-}}"""
 PUT_ENTRY = (
     f"async (key) => (await caches.open('{STORE}')).put('/runtime/' + key, new Response('x'))"
 )

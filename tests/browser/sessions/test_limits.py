@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
-from .conftest import create, flush, listed, load_sdk, open_sdk, plain, resume, run
+from tests.browser.sandbox.conftest import HAS_STORED, LARGE_FILES
+from tests.support.engines.base import poll
+
+from .conftest import TIMEOUT_MS, create, flush, listed, load_sdk, open_sdk, plain, resume, run
 
 pytestmark = pytest.mark.browser
 
@@ -22,6 +25,9 @@ def test_quota_error_is_reported_and_loses_nothing(
     sandbox_id = create(page)
     run(page, sandbox_id, "x = 'saved'\nopen('a.txt', 'w').write('first')")
     flush(page, sandbox_id)
+    # The runtime's files are stored in the background once the page is idle; before that the
+    # 40 MB would still fit under the quota.
+    poll(page, HAS_STORED, list(LARGE_FILES), TIMEOUT_MS)
     page.evaluate(
         """id => {
             window.failures = [];
