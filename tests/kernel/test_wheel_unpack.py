@@ -44,6 +44,48 @@ def test_extract_writes_nested_files_and_empty_directories(tmp_path: Path) -> No
     assert (tmp_path / "empty").is_dir()
 
 
+def archive_with(entries: dict[str, tuple[bytes, int]]) -> bytes:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, (content, method) in entries.items():
+            archive.writestr(name, content, compress_type=method)
+    return data.getvalue()
+
+
+def test_extract_reads_stored_deflated_and_other_methods_alike(tmp_path: Path) -> None:
+    text = b"numbers " * 1000
+    data = archive_with(
+        {
+            "stored.txt": (text, zipfile.ZIP_STORED),
+            "deflated.txt": (text, zipfile.ZIP_DEFLATED),
+            "bzip2.txt": (text, zipfile.ZIP_BZIP2),  # not inflated here: ZipFile reads it
+            "empty.txt": (b"", zipfile.ZIP_DEFLATED),
+        }
+    )
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        extract(archive, str(tmp_path))
+    expected = {"stored.txt": text, "deflated.txt": text, "bzip2.txt": text, "empty.txt": b""}
+    assert files_under(tmp_path) == expected
+
+
+def test_a_damaged_entry_is_refused_as_zipfile_refuses_it(tmp_path: Path) -> None:
+    content = b"print('hello')\n" * 50
+    data = bytearray(archive_with({"pkg/mod.py": (content, zipfile.ZIP_STORED)}))
+    at = bytes(data).index(content)
+    data[at] ^= 0xFF  # one byte changed, the CRC in the directory kept
+    damaged = zipfile.ZipFile(io.BytesIO(bytes(data)))
+    with damaged as archive, pytest.raises(zipfile.BadZipFile, match="CRC"):
+        extract(archive, str(tmp_path))
+
+
+def test_an_archive_read_from_a_file_is_extracted_too(tmp_path: Path) -> None:
+    path = tmp_path / "pkg.zip"
+    path.write_bytes(archive_of({"pkg/a.py": b"x = 1"}))
+    with zipfile.ZipFile(path) as archive:
+        extract(archive, str(tmp_path / "out"))
+    assert files_under(tmp_path / "out") == {"pkg/a.py": b"x = 1"}
+
+
 def test_extract_skips_entries_that_leave_the_destination(tmp_path: Path) -> None:
     destination = tmp_path / "site"
     destination.mkdir()
