@@ -187,6 +187,8 @@ def test_app_data_is_saved_without_waiting_for_a_run(page: Page, isolated_server
           await sb.flush();
           order.push("saved");
           await running;
+          // The run's own save (its variables and history) follows it in the background.
+          await sb.flush();
           return order;
         }""",
         sandbox_id,
