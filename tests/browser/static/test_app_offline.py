@@ -5,23 +5,18 @@ network off (an exported folder on a static host) and after `wasmbox serve` has 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from backend.settings import Settings
 from tests.browser.app.conftest import AppPage
 from tests.support import servers
 
+from .offline import wait_until_ready_offline
+
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT_MS = 300_000
 NUMPY = "import numpy as np\nprint('offline sum', int(np.arange(4).sum()))"
-
-
-def wait_until_controlled(page: Page) -> None:
-    """The service worker has precached this build and controls the page."""
-    page.wait_for_function(
-        "() => navigator.serviceWorker.controller !== null", timeout=RUN_TIMEOUT_MS, polling=200
-    )
 
 
 def run_numpy(app: AppPage, runs_before: int = 0) -> None:
@@ -41,7 +36,7 @@ def reload_offline(app: AppPage) -> None:
 def test_the_app_console_runs_offline_on_a_static_host(app_page: AppPage, static_site: str) -> None:
     app = app_page.open(static_site)
     run_numpy(app)  # numpy's wheel is used once, online
-    wait_until_controlled(app.page)
+    wait_until_ready_offline(app.page, ["numpy"], RUN_TIMEOUT_MS)
     app.page.context.set_offline(True)
     reload_offline(app)
     run_numpy(app, runs_before=1)
@@ -53,7 +48,7 @@ def test_the_app_console_runs_after_wasmbox_serve_stopped(
     with servers.running(servers.test_app(Settings())) as url:
         app = app_page.open(url + "/")
         run_numpy(app)
-        wait_until_controlled(app.page)
+        wait_until_ready_offline(app.page, ["numpy"], RUN_TIMEOUT_MS)
         scope = app.page.evaluate("() => navigator.serviceWorker.ready.then(r => r.scope)")
         assert scope == url + "/"
     reload_offline(app)  # the server is gone

@@ -14,6 +14,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.support.engines.base import poll
 from tests.support.static_host import export_with_test_pages, http_server
 
+from .offline import wait_until_ready_offline
+
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT_MS = 180_000
@@ -54,7 +56,7 @@ def test_numpy_imports_offline_after_one_use(context: BrowserContext, static_sit
     page.goto(f"{static_site}examples/embed.html")
     page.wait_for_function("customElements.get('wasmbox-cell') !== undefined")
     assert run_numpy_cell(page) == "sum 6\n"  # numpy's wheel is used once, online
-    wait_until_controlled(page)
+    wait_until_ready_offline(page, ["numpy"], RUN_TIMEOUT_MS)
     context.set_offline(True)
     page.reload()
     page.wait_for_function("customElements.get('wasmbox-cell') !== undefined")
