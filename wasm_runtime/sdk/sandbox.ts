@@ -14,7 +14,7 @@ import { validateValue } from "./expect.js";
 import { mark } from "./marks.js";
 import { FileMirror } from "./mirror.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
-import { loadCatalog, forgetRecord, noteRecord, persistedInfo, persistedInfos } from "./session/catalog.js";
+import { loadCatalog, forgetRecord, infoOf, noteRecord, persistedInfo, persistedInfos } from "./session/catalog.js";
 import { SessionLocked, holdSessionLock } from "./session/lock.js";
 import { capture, newRecord, PersistedSession, type Carried, type ResumeReport } from "./session/persisted.js";
 import { askPersistentStorage, storageReport } from "./session/storage.js";
@@ -264,7 +264,8 @@ export class Sandbox extends EventTarget {
   /** This page's sandboxes, then the persisted ones no page of this tab has open. */
   static list(): SandboxInfo[] {
     const live = [...registry.values()].map((s): SandboxInfo => {
-      const saved = persistedInfo(s.id);
+      // Persisted from its creation on: before its first save commits, its record in memory says so.
+      const saved = persistedInfo(s.id) ?? (s.persisted ? infoOf(s.persisted.record) : undefined);
       const base = {
         id: s.id,
         state: s.state,

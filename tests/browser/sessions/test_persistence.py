@@ -116,6 +116,21 @@ def test_ttl_expiry_removes_the_session(page: Page, isolated_server: str) -> Non
     assert error == ["SessionNotFound", "session_not_found", True]
 
 
+def test_a_persisted_sandbox_is_listed_as_persisted_before_its_first_save(page: Page) -> None:
+    """Listed at once (the first save needs a round trip to the worker, then a write)."""
+    entry, saved = page.evaluate(
+        """async () => {
+          const sb = await wasmbox.Sandbox.create({ persist: true, title: "t", timeoutMs: 120000 });
+          const entry = wasmbox.Sandbox.list().find((e) => e.id === sb.id);
+          await sb.flush();
+          return [entry, wasmbox.Sandbox.list().find((e) => e.id === sb.id)];
+        }"""
+    )
+    assert entry["persisted"] is True and entry["title"] == "t" and entry["runs"] == 0
+    assert entry["expiresAt"] > entry["createdAt"]
+    assert saved["persisted"] is True and saved["bytes"] > 0
+
+
 def test_fork_is_independent_of_its_origin(page: Page) -> None:
     origin = create(page, title="origin")
     run(page, origin, "items = [1]\nopen('a.txt', 'w').write('a')")

@@ -16,7 +16,16 @@ export interface PersistedInfo {
 
 const known = new Map<string, PersistedInfo>();
 
-const infoOf = ({ id, title, createdAt, lastUsedAt, expiresAt, bytes, history }: SessionRecord): PersistedInfo => ({
+/** What `Sandbox.list()` says of a session record (a saved one, or an open sandbox's not saved yet). */
+export const infoOf = ({
+  id,
+  title,
+  createdAt,
+  lastUsedAt,
+  expiresAt,
+  bytes,
+  history,
+}: SessionRecord): PersistedInfo => ({
   id,
   ...(title !== undefined ? { title } : {}),
   createdAt,
