@@ -60,7 +60,6 @@ export class Activity {
       this.current = null;
       this.notes.settle();
       this.log.setAttribute("aria-busy", "false");
-      this.onEnd();
     }
   }
 
