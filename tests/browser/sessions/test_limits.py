@@ -6,10 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
-from tests.browser.sandbox.conftest import HAS_STORED, LARGE_FILES
-from tests.support.engines.base import poll
-
-from .conftest import TIMEOUT_MS, create, flush, listed, load_sdk, open_sdk, plain, resume, run
+from .conftest import create, flush, listed, load_sdk, open_sdk, plain, resume, run
 
 pytestmark = pytest.mark.browser
 
@@ -19,15 +16,15 @@ def test_quota_error_is_reported_and_loses_nothing(
 ) -> None:
     page = context.new_page()
     cdp = context.new_cdp_session(page)
-    # Room for the runtime's cached files and a small save, not for a 40 MB file more.
+    # Room for the runtime's cached files (about 40 MB, stored in the background) and a small save;
+    # never for a file larger than the whole quota. The failing save does not depend on how much
+    # the store holds yet, nor on when Chromium's usage figures catch up with it (a 40 MB file
+    # beside the stored runtime still fitted once in CI).
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": isolated_server, "quotaSize": 60_000_000})
     load_sdk(page, isolated_server)
     sandbox_id = create(page)
     run(page, sandbox_id, "x = 'saved'\nopen('a.txt', 'w').write('first')")
     flush(page, sandbox_id)
-    # The runtime's files are stored in the background once the page is idle; before that the
-    # 40 MB would still fit under the quota.
-    poll(page, HAS_STORED, list(LARGE_FILES), TIMEOUT_MS)
     page.evaluate(
         """id => {
             window.failures = [];
@@ -39,7 +36,7 @@ def test_quota_error_is_reported_and_loses_nothing(
     run(
         page,
         sandbox_id,
-        "x = 'too big'\nimport os\nopen('a.txt', 'wb').write(os.urandom(40_000_000))",
+        "x = 'too big'\nimport os\nopen('a.txt', 'wb').write(os.urandom(70_000_000))",
     )
     error = page.evaluate(
         "id => wasmbox.Sandbox.get(id).flush().then(() => null, e => [e.name, e.message, e.type])",
