@@ -23,6 +23,7 @@ from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
 from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock, official_packages
 from wasm_runtime.builder.manifest import MANIFEST, write_manifest
+from wasm_runtime.builder.package_snapshot import build_package_snapshot, read_record
 from wasm_runtime.builder.snapshot import SNAPSHOT_FILE, build_snapshot
 from wasm_runtime.builder.sources import (
     DirSource,
@@ -120,12 +121,27 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     write_if_changed(out / LOCK_FILE, lock_json)
     installed[LOCK_FILE] = sha256_file(out / LOCK_FILE)
 
+    # From the shipped wheels and lock, so the files it records are the ones a worker gets.
+    with console.status("Package snapshot (Node)"):
+        made = build_package_snapshot(
+            pyodide_dir, out, dist_lock, kernel, options.cache_dir / "snapshots"
+        )
+        package_snapshot = None
+        if made:
+            installed[made.snapshot.name] = _install(made.snapshot, out)
+            installed[made.record.name] = _install(made.record, out)
+            package_snapshot = {
+                "file": made.snapshot.name,
+                "record": made.record.name,
+                "packages": sorted(read_record(made.record)["loadedPackages"]),
+            }
+
     with console.status("Pre-compressing"):
         files = _describe(out, installed, options.cache_dir / "compressed")
     _remove_stale(out, files)
     origins = {pin.name: "extra" for pin in extra_pins}
     origins[_lock_name(dist_lock, kernel.name)] = "kernel"
-    write_manifest(out, files, dist_lock, origins)
+    write_manifest(out, files, dist_lock, origins, package_snapshot)
 
     total = sum(entry["size"] for entry in files.values())
     report = BuildReport(out, len(files), total, downloaded, time.perf_counter() - started)

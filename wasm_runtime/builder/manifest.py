@@ -20,7 +20,9 @@ def write_manifest(
     files: dict[str, dict[str, Any]],
     lock: PyodideLockSpec,
     origins: dict[str, str],
+    package_snapshot: dict[str, Any] | None = None,
 ) -> Path:
+    """`package_snapshot`: its file, its link record and the packages it holds, if built."""
     packages = {
         name: {
             "version": spec.version,
@@ -37,6 +39,7 @@ def write_manifest(
         "python": lock.info.python,
         "files": dict(sorted(files.items())),
         "snapshot": SNAPSHOT_FILE if SNAPSHOT_FILE in files else None,
+        "packageSnapshot": package_snapshot,
         "packages": packages,
     }
     path = out_dir / MANIFEST

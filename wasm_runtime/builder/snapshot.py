@@ -16,13 +16,19 @@ from wasm_runtime.builder import pins
 from wasm_runtime.builder.errors import BuildError
 
 SCRIPT = Path(__file__).with_name("make_snapshot.mjs")
+WARM_BOOT = Path(__file__).with_name("warm_boot.mjs")
 WARMUP = Path(__file__).with_name("snapshot_warmup.py")
 SNAPSHOT_FILE = "snapshot.bin"
 
 
 def snapshot_key(kernel_wheel: Path) -> str:
     """Changes whenever the core files, the kernel or the scripts that make the snapshot change."""
-    digest = hashlib.sha256(SCRIPT.read_bytes() + WARMUP.read_bytes() + kernel_wheel.read_bytes())
+    digest = hashlib.sha256(
+        SCRIPT.read_bytes()
+        + WARM_BOOT.read_bytes()
+        + WARMUP.read_bytes()
+        + kernel_wheel.read_bytes()
+    )
     digest.update(kernel_wheel.name.encode())  # the worker mounts it by name
     for name, sha256 in sorted(pins.CORE_FILES.items()):
         digest.update(f"{name}={sha256}\n".encode())

@@ -1,0 +1,111 @@
+"""The package snapshot the build makes (builder/package_snapshot.py): listed in the manifest like
+every runtime file, cached by its inputs, and with a link record a worker can restore from."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyodide_lock import PyodideLockSpec
+
+from wasm_runtime.builder import BuildOptions, build_runtime
+from wasm_runtime.builder.hashing import sha256_file
+from wasm_runtime.builder.package_snapshot import (
+    PACKAGES,
+    RECORD_FILE,
+    SNAPSHOT_FILE,
+    package_snapshot_key,
+)
+
+SITE_PACKAGES = "/lib/python3.12/site-packages/"
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory, warm_cache: Path) -> Path:
+    """A build from the warm cache (whose snapshots folder has the package snapshot after
+    `make build`; otherwise this test makes it, which takes a minute)."""
+    out = tmp_path_factory.mktemp("runtime")
+    build_runtime(BuildOptions(out_dir=out, cache_dir=warm_cache, use_cdn=False))
+    return out
+
+
+@pytest.fixture(scope="module")
+def manifest(runtime: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((runtime / "manifest.json").read_text())
+    return data
+
+
+@pytest.fixture(scope="module")
+def record(runtime: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((runtime / RECORD_FILE).read_text())
+    return data
+
+
+def test_the_manifest_names_it_and_the_packages_it_holds(manifest: dict[str, Any]) -> None:
+    assert manifest["packageSnapshot"] == {
+        "file": SNAPSHOT_FILE,
+        "record": RECORD_FILE,
+        "packages": ["cloudpickle", "numpy", "pandas", "python-dateutil", "pytz", "six"],
+    }
+
+
+def test_both_files_are_listed_with_their_hash_and_compressed(
+    runtime: Path, manifest: dict[str, Any]
+) -> None:
+    for name in (SNAPSHOT_FILE, RECORD_FILE):
+        entry = manifest["files"][name]
+        assert entry["sha256"] == sha256_file(runtime / name)
+        assert entry["size"] == (runtime / name).stat().st_size
+        assert set(entry["encodings"]) == {"br", "gzip"}
+    assert manifest["files"][SNAPSHOT_FILE]["size"] > manifest["files"]["snapshot.bin"]["size"]
+
+
+def test_the_record_names_the_shipped_wheels(runtime: Path, record: dict[str, Any]) -> None:
+    lock = json.loads((runtime / "pyodide-lock.json").read_text())["packages"]
+    assert record["format"] == 1
+    assert record["packages"] == list(PACKAGES)
+    assert sorted(record["wheels"]) == sorted(
+        lock[name]["file_name"] for name in record["loadedPackages"]
+    )
+    assert all((runtime / wheel).is_file() for wheel in record["wheels"])
+
+
+def test_each_side_module_comes_from_a_wheel_in_load_order(
+    runtime: Path, record: dict[str, Any]
+) -> None:
+    members = {
+        SITE_PACKAGES + name
+        for wheel in record["wheels"]
+        for name in zipfile.ZipFile(runtime / wheel).namelist()
+    }
+    libs = record["libs"]
+    table = record["table"]
+    assert len(libs) > 50  # numpy's and pandas' extension modules
+    assert all(lib["name"] in members and lib["name"].endswith(".so") for lib in libs)
+    # Placed one after another: each module's table segment starts where the last one's ended.
+    assert libs[0]["tableBase"] == table["before"] < table["after"]
+    assert [lib["tableBase"] for lib in libs] == sorted(lib["tableBase"] for lib in libs)
+    # Their data lives in the heap (malloc'd, in no particular order), which the snapshot holds.
+    bases = [lib["memoryBase"] for lib in libs]
+    assert len(set(bases)) == len(bases) and all(0 < b < record["heapLength"] for b in bases)
+    known = {lib["name"] for lib in libs} | {"__main__"}
+    assert set(record["handles"].values()) <= known
+    assert record["got"]["count"] > 1000 and isinstance(record["got"]["fnv1a"], int)
+
+
+def test_the_files_not_in_a_wheel_are_only_the_installer_records(record: dict[str, Any]) -> None:
+    inline = {Path(path).name for path, _ in record["fs"]["inline"]}
+    assert inline == {"INSTALLER", "PYODIDE_SOURCE"}
+    assert f"{SITE_PACKAGES}pandas" in record["fs"]["dirs"]
+
+
+def test_the_key_changes_with_any_wheel_it_loads(runtime: Path) -> None:
+    lock = PyodideLockSpec.from_json(runtime / "pyodide-lock.json")
+    kernel = next(runtime.glob("wasmbox_kernel-*.whl"))
+    before = package_snapshot_key(lock, kernel)
+    six = lock.packages["six"]  # a dependency of pandas, through python-dateutil
+    lock.packages["six"] = six.model_copy(update={"sha256": "0" * 64})
+    assert package_snapshot_key(lock, kernel) != before

@@ -1,0 +1,168 @@
+// The package snapshot: the base snapshot's state (warm_boot.mjs) plus packages loaded and
+// imported, and the link record a worker needs to restore it (sandbox/side-modules.ts).
+// A memory snapshot holds the wasm heap only. The packages' side modules (their .so files) are
+// separate WebAssembly instances, and their files live in the JS file system: the record says
+// where each module was placed (memory and table bases, in load order) and which files to
+// write back, so a restoring worker can instantiate them again at the same places.
+// Usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON
+//   PYODIDE_DIR: Pyodide's core files, as for the base snapshot
+//   RUNTIME_DIR: the built runtime (the shipped wheels and their lock)
+//   PACKAGES: comma-separated package names, each loaded then its modules imported
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import { bootWarm } from "./warm_boot.mjs";
+
+const SITE_PACKAGES = "/lib/python3.12/site-packages/";
+// Made by the worker itself or per process, never by a package install.
+const NOT_RESTORED = ["/dev", "/proc", "/tmp", "/home/pyodide"];
+
+const [pyodideDir, runtimeDir, kernelWheel, packageList, outBin, outJson] = process.argv.slice(2);
+if (!pyodideDir || !runtimeDir || !kernelWheel || !packageList || !outBin || !outJson) {
+  console.error(
+    "usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON",
+  );
+  process.exit(2);
+}
+const packages = packageList.split(",");
+const lock = JSON.parse(readFileSync(join(runtimeDir, "pyodide-lock.json"), "utf8"));
+const { pyodide, missing } = await bootWarm(pyodideDir, kernelWheel, runtimeDir);
+if (missing.length) console.error(`snapshot warm-up: not in this Pyodide: ${missing.join(", ")}`);
+const M = pyodide._module;
+
+/** Every directory and file outside NOT_RESTORED: path -> "dir" or the file's size. */
+function walk(dir = "/", found = new Map()) {
+  for (const name of M.FS.readdir(dir)) {
+    if (name === "." || name === "..") continue;
+    const path = dir === "/" ? `/${name}` : `${dir}/${name}`;
+    if (NOT_RESTORED.includes(path)) continue;
+    const stat = M.FS.lstat(path);
+    if (M.FS.isDir(stat.mode)) {
+      found.set(path, "dir");
+      walk(path, found);
+    } else if (M.FS.isFile(stat.mode)) found.set(path, stat.size);
+  }
+  return found;
+}
+
+const fsBefore = walk();
+const tableBefore = M.wasmTable.length;
+
+// Each side module's instantiation, in order, with the bases the loader gave it (read from the
+// import object: the loader passes them as env.__memory_base / env.__table_base).
+const instances = [];
+const note = (instance, imports) => {
+  if (imports?.["GOT.mem"] && imports.env)
+    instances.push({ instance, memoryBase: imports.env.__memory_base, tableBase: imports.env.__table_base });
+};
+const { instantiate, Instance } = WebAssembly;
+WebAssembly.instantiate = async function (source, imports) {
+  const result = await instantiate.call(this, source, imports);
+  note(result.instance ?? result, imports);
+  return result;
+};
+WebAssembly.Instance = new Proxy(Instance, {
+  construct(target, args) {
+    const instance = Reflect.construct(target, args);
+    note(instance, args[1]);
+    return instance;
+  },
+});
+try {
+  await pyodide.loadPackage(packages, { messageCallback: () => {} });
+  for (const name of packages) for (const module of lock.packages[name].imports) pyodide.pyimport(module).destroy();
+} finally {
+  WebAssembly.instantiate = instantiate;
+  WebAssembly.Instance = Instance;
+}
+
+// Each instance's DSO, found by one of its exported functions, and every name it is known by
+// (the loader registers a library under its absolute path and, for dlopen, its file name).
+const byName = M.LDSO.loadedLibsByName;
+const libs = instances.map(({ instance, memoryBase, tableBase }, order) => {
+  const probe = Object.values(instance.exports).find((v) => typeof v === "function");
+  const names = Object.keys(byName).filter((n) => probe && Object.values(byName[n].exports ?? {}).includes(probe));
+  const dso = byName[names[0]];
+  if (!dso) throw new Error(`side module #${order} has no library entry`);
+  const aliases = names.filter((n) => n !== dso.name);
+  return { name: dso.name, aliases, global: dso.global, memoryBase, tableBase };
+});
+const handles = Object.fromEntries(Object.entries(M.LDSO.loadedLibsByHandle).map(([h, dso]) => [h, dso.name]));
+
+// The files the install added: wheel members (written back from the wheel) or inline bytes.
+const loadedPackages = { ...pyodide.loadedPackages };
+const wheels = Object.keys(loadedPackages).map((name) => lock.packages[name].file_name);
+const fromWheels = new Map();
+for (const file of wheels)
+  for (const [member, data] of Object.entries(unzipSync(readFileSync(join(runtimeDir, file)))))
+    if (!member.endsWith("/")) fromWheels.set(SITE_PACKAGES + member, data);
+const dirs = [];
+const inline = [];
+for (const [path, kind] of walk()) {
+  if (fsBefore.get(path) === kind) continue;
+  if (kind === "dir") {
+    dirs.push(path);
+    continue;
+  }
+  const bytes = M.FS.readFile(path);
+  const member = fromWheels.get(path);
+  if (member && Buffer.compare(member, bytes) === 0) fromWheels.delete(path);
+  else inline.push([path, Buffer.from(bytes).toString("base64")]);
+}
+// A worker writes every member of these wheels: each must be installed, unchanged.
+if (fromWheels.size) throw new Error(`wheel members not installed as they are: ${[...fromWheels.keys()].slice(0, 5)}`);
+
+// The makeMemorySnapshot check refuses JS references held by Python, but one it allows itself:
+// hiwire slot 6 is the package manager's loadedPackages (`from pyodide_js import loadedPackages`),
+// which it wants empty. Empty for the snapshot; the worker puts the names back.
+if (M.__hiwire_get(6) !== pyodide.loadedPackages) throw new Error("hiwire slot 6 is not loadedPackages");
+for (const name of Object.keys(loadedPackages)) delete pyodide.loadedPackages[name];
+const snapshot = pyodide.makeMemorySnapshot();
+
+const countArgsWord = (M.__PyRuntime + M.HEAP32[M.__PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET >> 2]) >> 2;
+const record = {
+  format: 1,
+  packages,
+  loadedPackages,
+  wheels,
+  heapLength: M.HEAP8.length,
+  table: {
+    before: tableBefore,
+    after: M.wasmTable.length,
+    free: [...M.freeTableIndexes],
+    // CPython's count-args helper: its table slot, 0 where the engine could not make it.
+    countArgs: M.HEAP32[countArgsWord],
+  },
+  libs,
+  handles,
+  got: gotDigest(M.GOT),
+  fs: { dirs, inline },
+};
+writeFileSync(outBin, snapshot);
+writeFileSync(outJson, JSON.stringify(record));
+console.log(
+  JSON.stringify({
+    bytes: snapshot.length,
+    libs: libs.length,
+    tableAdded: record.table.after - tableBefore,
+    dirs: dirs.length,
+    inline: inline.map(([p]) => p),
+  }),
+);
+
+/**
+ * The global offset table as a count and a digest of its sorted name=value lines: FNV-1a, cheap
+ * enough to check synchronously while the worker links (gotDigest in sandbox/side-modules.ts).
+ */
+function gotDigest(got) {
+  const lines = Object.entries(got)
+    .map(([name, cell]) => `${name}=${cell.value}`)
+    .sort();
+  let hash = 0x811c9dc5;
+  for (const line of lines)
+    for (let i = 0; i <= line.length; i++) {
+      hash ^= i < line.length ? line.charCodeAt(i) : 10;
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+  return { count: lines.length, fnv1a: hash };
+}
