@@ -63,3 +63,13 @@ test("an unknown message type is refused at `type`", () => {
   const parsed = parseWorkerMessage({ type: "surprise", id: 1 });
   assert.ok(!parsed.ok && parsed.refusal.field === "type");
 });
+
+test("`booted` names the snapshot the worker started from, one of the known ones", () => {
+  const booted = { type: "booted", isolated: true, bootMs: 5, steps: [] };
+  const parsed = parseWorkerMessage({ ...booted, snapshot: "packages" });
+  assert.ok(parsed.ok && parsed.value.type === "booted" && parsed.value.snapshot === "packages");
+  for (const snapshot of [undefined, "heap", 1]) {
+    const refused = parseWorkerMessage({ ...booted, snapshot });
+    assert.ok(!refused.ok && refused.refusal.field === "snapshot", String(snapshot));
+  }
+});

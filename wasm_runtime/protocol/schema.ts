@@ -6,7 +6,7 @@
 // through, and every string and list has a cap.
 import * as v from "valibot";
 import { LIMITS } from "./limits.js";
-import { OUTCOMES, RUNTIME_FILE_NAME } from "./types.js";
+import { BOOTED_FROM, OUTCOMES, RUNTIME_FILE_NAME } from "./types.js";
 
 const text = (max: number = LIMITS.maxTextBytes) => v.pipe(v.string(), v.maxLength(max));
 const shortText = text(4096);
@@ -99,10 +99,12 @@ export const SavedStateSchema = v.object({
 // request the worker makes (`fetch-runtime`, which the host answers with a RuntimeFileReply).
 export const WorkerMessageSchema = v.variant("type", [
   // `steps`: when each start-up step ended, in ms since the epoch (performance marks on the host).
+  // `snapshot`: what the worker booted from (the package snapshot falls back to the base one).
   v.object({
     type: v.literal("booted"),
     isolated: v.boolean(),
     bootMs: finite,
+    snapshot: v.picklist(BOOTED_FROM),
     steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
   }),
   v.object({

@@ -16,6 +16,17 @@ export const OUTCOMES = [
   "OUTCOME_CANCELLED",
 ] as const;
 
+/**
+ * The memory snapshot a worker starts from: "base" (the interpreter and the kernel imported) or
+ * "packages" (the same with numpy, pandas and cloudpickle imported, for a session that needs no
+ * other package: builder/package_snapshot.py). A worker that cannot use the one asked for boots
+ * from the next; `booted` says which it used ("none": no snapshot at all).
+ */
+export const START_SNAPSHOTS = ["base", "packages"] as const;
+export type StartSnapshot = (typeof START_SNAPSHOTS)[number];
+export const BOOTED_FROM = ["packages", "base", "none"] as const;
+export type BootedFrom = (typeof BOOTED_FROM)[number];
+
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
@@ -143,9 +154,17 @@ export const PUSHED_BOOT_FILES: readonly string[] = BOOT_FILES;
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
 export type FrameRequest = { type: "interrupt"; id: number };
-// Host → frame, once, in answer to `frame-loaded`: the worker's script and where the runtime is;
-// then a RuntimeFilePush for each boot file.
-export type FrameStart = { type: "start"; script: Blob; runtimeUrl: string };
+// Host → frame, once, in answer to `frame-loaded`: the worker's script, where the runtime is and
+// which snapshot to start from; then a RuntimeFilePush for each boot file.
+export type FrameStart = { type: "start"; script: Blob; runtimeUrl: string; snapshot: StartSnapshot };
+// Frame → worker, once: FrameStart's settings, the interrupt buffer and the host's port.
+export type WorkerBoot = {
+  type: "boot";
+  runtimeUrl: string;
+  snapshot: StartSnapshot;
+  interrupt: SharedArrayBuffer | null;
+  port: MessagePort;
+};
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
 export type FrameReply =

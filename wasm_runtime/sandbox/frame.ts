@@ -3,7 +3,14 @@
 // host sends the worker's script as a Blob, and the worker starts from a blob: URL made here, so
 // it inherits this document's CSP.
 
-import { RUNTIME_FILE_NAME, type FrameRequest, type FrameStart, type RuntimeFilePush } from "../protocol/types.js";
+import {
+  RUNTIME_FILE_NAME,
+  START_SNAPSHOTS,
+  type FrameRequest,
+  type FrameStart,
+  type RuntimeFilePush,
+  type WorkerBoot,
+} from "../protocol/types.js";
 import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 
 // A SharedArrayBuffer cannot cross to the host page (another agent cluster), so it lives here and
@@ -12,13 +19,14 @@ import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 const interrupt = crossOriginIsolated && typeof SharedArrayBuffer === "function" ? createInterruptBuffer() : null;
 let worker: Worker | null = null;
 
-function start({ script, runtimeUrl }: FrameStart): void {
+function start({ script, runtimeUrl, snapshot }: FrameStart): void {
   worker = new Worker(URL.createObjectURL(script), { name: "wasmbox-sandbox" });
   const channel = new MessageChannel();
   worker.addEventListener("error", (event) => {
     parent.postMessage({ type: "worker-crashed", message: String(event.message ?? "worker error") }, "*");
   });
-  worker.postMessage({ type: "boot", runtimeUrl, interrupt, port: channel.port2 }, [channel.port2]);
+  const boot: WorkerBoot = { type: "boot", runtimeUrl, snapshot, interrupt, port: channel.port2 };
+  worker.postMessage(boot, [channel.port2]);
   // The opaque origin means "*" is the only target origin that can reach the parent.
   parent.postMessage({ type: "frame-ready", isolated: interrupt !== null }, "*", [channel.port1]);
 }
@@ -50,9 +58,13 @@ function fields(data: unknown): Record<string, unknown> {
 }
 
 function isStart(data: unknown): data is FrameStart {
-  const { type, script, runtimeUrl } = fields(data);
+  const { type, script, runtimeUrl, snapshot } = fields(data);
   return (
-    type === "start" && script instanceof Blob && typeof runtimeUrl === "string" && /^https?:\/\//.test(runtimeUrl)
+    type === "start" &&
+    script instanceof Blob &&
+    typeof runtimeUrl === "string" &&
+    /^https?:\/\//.test(runtimeUrl) &&
+    START_SNAPSHOTS.includes(snapshot as FrameStart["snapshot"])
   );
 }
 

@@ -24,3 +24,94 @@ export const emscriptenModule = (pyodide: PyodideInterface): EmscriptenModule =>
   (pyodide as unknown as { _module: EmscriptenModule })._module;
 
 export const pyodideApi = (pyodide: PyodideInterface): PyodideApi => (pyodide as unknown as { _api: PyodideApi })._api;
+
+// For the package snapshot (side-modules.ts, package-snapshot.ts), also checked by
+// tests/runtime/test_private_hooks.py:
+//   _createPyodideModule   the global pyodide.asm.js defines; wrapped to reach API.restoreSnapshot
+//   API.restoreSnapshot    writes the snapshot's heap; the side modules are linked right after
+//   Emscripten's dynamic linker (LDSO, loadWebAssemblyModule, newDSO, mergeLibSymbols, GOT, the
+//   table and its mirror) and Pyodide's reference table (__hiwire_get/__hiwire_set)
+
+/** One loaded library as Emscripten's dynamic linker keeps it. */
+export interface Dso {
+  name: string;
+  refcount: number;
+  global: boolean;
+  exports: Record<string, unknown> | "loading";
+}
+
+/** A `fs` for the linker's file reads: the library bytes come from the wheels, not the FS. */
+export interface LinkerFs {
+  findObject(path: string): object | null;
+  readFile(path: string): Uint8Array;
+}
+
+export interface LinkFlags {
+  loadAsync: false;
+  nodelete: true;
+  allowUndefined: true;
+  global: boolean;
+  fs: LinkerFs;
+}
+
+/** Emscripten's module as the side-module linker uses it. */
+export interface LinkerModule extends EmscriptenModule {
+  HEAPU8: Uint8Array;
+  HEAP32: Int32Array;
+  LDSO: { loadedLibsByName: Record<string, Dso>; loadedLibsByHandle: Record<string, Dso> };
+  GOT: Record<string, WebAssembly.Global>;
+  wasmTable: WebAssembly.Table;
+  wasmTableMirror: unknown[];
+  freeTableIndexes: number[];
+  newDSO(name: string, handle: number | undefined, exports: "loading"): Dso;
+  loadWebAssemblyModule(
+    module: WebAssembly.Module,
+    flags: LinkFlags,
+    libName: string,
+    localScope: Record<string, unknown> | null,
+    handle: number,
+  ): Record<string, unknown>;
+  mergeLibSymbols(exports: Record<string, unknown>, libName: string): void;
+  setWasmTableEntry(index: number, fn: unknown): void;
+  updateTableMap(offset: number, count: number): void;
+  _emscripten_builtin_malloc(size: number): number;
+  __PyRuntime: number;
+  __PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET: number;
+  _PyEM_CountArgsPtr: number;
+  __hiwire_set(index: number, value: unknown): number;
+  FS: PyodideInterface["FS"];
+}
+
+/** Pyodide's internal API while its module is created: where a snapshot's heap is written. */
+export interface SnapshotApi {
+  restoreSnapshot(bytes: Uint8Array): unknown;
+}
+
+type CreateModule = (config: { API: SnapshotApi }) => Promise<LinkerModule>;
+const scope = globalThis as unknown as { _createPyodideModule?: CreateModule };
+
+/**
+ * Run `boot` (a loadPyodide) with `hook` called on Pyodide's module and API as soon as the module
+ * exists, before Pyodide restores a snapshot into it. The worker's script holds pyodide.asm.js,
+ * whose global `_createPyodideModule` loadPyodide calls.
+ */
+export async function withModuleHook<T>(
+  hook: (module: LinkerModule, api: SnapshotApi) => Promise<void>,
+  boot: () => Promise<T>,
+): Promise<T> {
+  const create = scope._createPyodideModule;
+  if (typeof create !== "function") throw new Error("Pyodide's module factory is not loaded");
+  scope._createPyodideModule = async (config) => {
+    const module = await create(config);
+    await hook(module, config.API);
+    return module;
+  };
+  try {
+    return await boot();
+  } finally {
+    scope._createPyodideModule = create;
+  }
+}
+
+export const linkerModule = (pyodide: PyodideInterface): LinkerModule =>
+  (pyodide as unknown as { _module: LinkerModule })._module;

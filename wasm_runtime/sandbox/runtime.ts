@@ -1,9 +1,10 @@
 // Worker start-up as named steps: initRuntime → initFilesystem → initKernel.
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelConfig } from "../protocol/types.js";
+import type { BootedFrom, KernelConfig, StartSnapshot } from "../protocol/types.js";
 import { bootStep } from "./boot-steps.js";
 import { loaderLog } from "./loader-log.js";
+import { bootFromPackageSnapshot, type PackageSnapshotFiles } from "./package-snapshot.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 import { cStackLevels } from "./stack.js";
 import { withPrecompiledWasm } from "./wasm-precompile.js";
@@ -22,6 +23,8 @@ export { quiet as loaderSinks };
 
 interface Manifest {
   packages: Record<string, { version: string; file: string; imports?: string[] }>;
+  /** Absent from runtimes built before it, or without all of its packages. */
+  packageSnapshot?: PackageSnapshotFiles | null;
 }
 
 /** Mounted at boot (mountKernel): never installed again by a preload or a restore. */
@@ -52,31 +55,57 @@ export interface Runtime {
   pyodide: PyodideInterface;
   manifest: Manifest;
   moduleNames: Set<string>;
+  bootedFrom: BootedFrom;
 }
 
-/** Boot from the build's start-up snapshot (several times faster), or from scratch without one. */
-async function bootPyodide(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<PyodideInterface> {
+/**
+ * Boot from the snapshot asked for, else the next: the package snapshot (packages already
+ * imported), the build's start-up snapshot (several times faster than none), or from scratch.
+ * A failed attempt leaves nothing behind: each boot makes a new interpreter.
+ */
+async function bootPyodide(
+  runtimeUrl: string,
+  fileBytes: RuntimeFileBytes,
+  manifest: Promise<Manifest>,
+  wanted: StartSnapshot,
+): Promise<[PyodideInterface, BootedFrom]> {
   const config = {
     indexURL: runtimeUrl,
     stdout: (l: string) => void loaderLog.push(l),
     stderr: (l: string) => void loaderLog.push(l),
   };
+  if (wanted === "packages") {
+    try {
+      const files = (await manifest).packageSnapshot;
+      if (!files) throw new Error("this runtime was built without one");
+      return [await bootFromPackageSnapshot(files, fileBytes, config, withPrecompiledWasm), "packages"];
+    } catch (error) {
+      loaderLog.push(`booting without the package snapshot: ${error}`);
+    }
+  }
   try {
-    return await withPrecompiledWasm(() => loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) }));
+    const pyodide = await withPrecompiledWasm(() =>
+      loadPyodide({ ...config, _loadSnapshot: fileBytes(SNAPSHOT_FILE) }),
+    );
+    return [pyodide, "base"];
   } catch (error) {
     loaderLog.push(`booting without the snapshot: ${error}`);
-    return loadPyodide(config);
+    return [await loadPyodide(config), "none"];
   }
 }
 
-export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileBytes): Promise<Runtime> {
+export async function initRuntime(
+  runtimeUrl: string,
+  fileBytes: RuntimeFileBytes,
+  snapshot: StartSnapshot = "base",
+): Promise<Runtime> {
   // The SDK's worker script already holds Pyodide's loader (sdk/frame-doc.ts); older hosts did not.
   if (typeof loadPyodide !== "function") importScripts(new URL("pyodide.js", runtimeUrl).href);
   const manifestRead = fileBytes("manifest.json").then(
     (bytes) => JSON.parse(new TextDecoder().decode(bytes)) as Manifest,
   );
-  const [pyodide, manifest, wheel] = await Promise.all([
-    bootPyodide(runtimeUrl, fileBytes).then((pyodide) => (bootStep("pyodide-booted"), pyodide)),
+  const [[pyodide, bootedFrom], manifest, wheel] = await Promise.all([
+    bootPyodide(runtimeUrl, fileBytes, manifestRead, snapshot).then((booted) => (bootStep("pyodide-booted"), booted)),
     manifestRead,
     kernelWheel(manifestRead, fileBytes),
   ]);
@@ -87,7 +116,7 @@ export async function initRuntime(runtimeUrl: string, fileBytes: RuntimeFileByte
   kernel.prepare_interpreter();
   kernel.destroy();
   bootStep("kernel-imported");
-  return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest) };
+  return { pyodide, manifest, moduleNames: moduleNames(pyodide, manifest), bootedFrom };
 }
 
 /**

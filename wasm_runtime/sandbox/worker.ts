@@ -2,6 +2,7 @@
 import type { PyProxy } from "pyodide/ffi";
 import type {
   Environment,
+  WorkerBoot,
   ErrorInfo,
   HostMessage,
   WorkerMessage,
@@ -22,13 +23,6 @@ import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime 
 import { routeRuntimeFetches } from "./runtime-fetch.js";
 import { bootStep, bootSteps } from "./boot-steps.js";
 
-interface Boot {
-  type: "boot";
-  runtimeUrl: string;
-  interrupt: SharedArrayBuffer | null;
-  port: MessagePort;
-}
-
 // Only the stray KeyboardInterrupt (failures.ts) is dropped; any other uncaught error surfaces.
 self.addEventListener("error", (event) => isStrayInterrupt(event.error) && event.preventDefault());
 self.addEventListener("unhandledrejection", (event) => isStrayInterrupt(event.reason) && event.preventDefault());
@@ -38,10 +32,10 @@ const describeError = (error: unknown): ErrorInfo => {
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
 };
 
-async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
+async function start({ runtimeUrl, snapshot, interrupt, port }: WorkerBoot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
-  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port));
+  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port), snapshot);
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
@@ -124,7 +118,13 @@ async function start({ runtimeUrl, interrupt, port }: Boot): Promise<void> {
     });
   });
   bootStep("booted");
-  post({ type: "booted", isolated: interrupt !== null, bootMs: performance.now() - started, steps: bootSteps() });
+  post({
+    type: "booted",
+    isolated: interrupt !== null,
+    bootMs: performance.now() - started,
+    snapshot: runtime.bootedFrom,
+    steps: bootSteps(),
+  });
 }
 
 const LOG_LINES_SHOWN = 50;
@@ -143,7 +143,7 @@ function reportFailure(runtime: Runtime, id: number, error: unknown, post: (r: W
   post({ type: "failed", id, error: info, limit: error instanceof RequestFailed ? error.limit : null });
 }
 
-self.onmessage = (event: MessageEvent<Boot>) => {
+self.onmessage = (event: MessageEvent<WorkerBoot>) => {
   if (event.data?.type !== "boot") return;
   self.onmessage = null;
   bootStep("worker-started");

@@ -1,11 +1,13 @@
 // One sandbox engine as the host sees it: a hidden opaque-origin iframe, the worker inside it,
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
 import type {
+  BootedFrom,
   ErrorInfo,
   FrameRequest,
   FrameStart,
   RuntimeFilePush,
   RuntimeFileReply,
+  StartSnapshot,
   StreamName,
   WorkerReply,
   WorkerRequest,
@@ -15,7 +17,7 @@ import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
 import { mark, markBootSteps } from "./marks.js";
-import { prefetchBootFiles, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
+import { prefetchBootFiles, prefetchPackageSnapshot, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
@@ -71,6 +73,8 @@ export class Engine {
   private death: EngineDied | null = null;
   /** Called once when the engine dies on its own (fatal error, crashed worker). */
   onDeath: ((error: EngineDied) => void) | null = null;
+  /** The snapshot its worker booted from (set once booted). */
+  bootedFrom: BootedFrom = "none";
 
   private constructor(
     private readonly iframe: HTMLIFrameElement,
@@ -81,8 +85,11 @@ export class Engine {
     port.onmessage = (event) => this.receive(event.data);
   }
 
-  /** Start a frame and wait until its worker has booted Pyodide and the kernel package. */
-  static start(sandboxUrl: string): Promise<Engine> {
+  /**
+   * Start a frame and wait until its worker has booted Pyodide and the kernel package, from the
+   * `snapshot` asked for when it can (protocol/types.ts: StartSnapshot).
+   */
+  static start(sandboxUrl: string, snapshot: StartSnapshot = "base"): Promise<Engine> {
     let srcdoc: string;
     try {
       srcdoc = frameDocument();
@@ -91,6 +98,7 @@ export class Engine {
     }
     mark("engine-start");
     prefetchBootFiles(); // read while the frame and its worker start
+    if (snapshot === "packages") prefetchPackageSnapshot();
     const script = workerScript(sandboxUrl);
     const iframe = document.createElement("iframe");
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
@@ -110,7 +118,7 @@ export class Engine {
         script.then(
           (blob) => {
             mark("worker-script-sent");
-            const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL };
+            const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL, snapshot };
             iframe.contentWindow?.postMessage(start, "*");
             pushBootFiles(iframe);
           },
@@ -163,6 +171,7 @@ export class Engine {
     } else if (message.type === "booted") {
       markBootSteps(message);
       mark("booted");
+      this.bootedFrom = message.snapshot;
       this.bootWaiter?.(message);
       this.bootWaiter = null;
     } else if (message.type === "stream") {

@@ -2,6 +2,7 @@
 // replacement after a kill do not wait for Pyodide to boot. The spare a page asks for with
 // `warmup` may also load and import packages once booted, while nobody is waiting on it; the
 // replacement spares that follow do not, so they never compete for the CPU with a session's start.
+import type { StartSnapshot } from "../protocol/types.js";
 import { Engine } from "./engine.js";
 
 const spares = new Map<string, Promise<Engine>>();
@@ -73,12 +74,15 @@ function refill(frameUrl: string, packages: string[] = []): void {
  * A booted engine: the spare when there is one; a new spare starts once `anyBusy` says the page is
  * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
+ * A `snapshot` other than the spares' ("base") gets an engine of its own; the spare stays.
  */
 export async function claimEngine(
   frameUrl: string,
   anyBusy: BusyCheck,
   hold: Promise<unknown> = Promise.resolve(),
+  snapshot: StartSnapshot = "base",
 ): Promise<Engine> {
+  if (snapshot !== "base") return Engine.start(frameUrl, snapshot);
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;

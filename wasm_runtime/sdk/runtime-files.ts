@@ -152,6 +152,37 @@ export function prefetchPackages(names: string[]): void {
     .catch(() => undefined);
 }
 
+/** The package snapshot's files and the packages it holds, from the manifest (null: none built). */
+interface PackageSnapshotEntry {
+  file: string;
+  record: string;
+  packages: string[];
+}
+let packageSnapshot: Promise<PackageSnapshotEntry | null> | null = null;
+
+export function packageSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
+  packageSnapshot ??= fileBytes(MANIFEST).then(
+    async (data) => {
+      const entry = (JSON.parse(await textOf(data)) as { packageSnapshot?: Partial<PackageSnapshotEntry> | null })
+        .packageSnapshot;
+      const named = (file: unknown): file is string => typeof file === "string" && RUNTIME_FILE_NAME.test(file);
+      if (!entry || !named(entry.file) || !named(entry.record) || !Array.isArray(entry.packages)) return null;
+      return { file: entry.file, record: entry.record, packages: entry.packages.filter((p) => typeof p === "string") };
+    },
+    () => ((packageSnapshot = null), null),
+  );
+  return packageSnapshot;
+}
+
+/** Start reading the package snapshot, its record and its packages' wheels (a worker booting from it). */
+export function prefetchPackageSnapshot(): void {
+  void packageSnapshotEntry().then((entry) => {
+    if (!entry) return;
+    for (const name of [entry.file, entry.record]) fileBytes(name).catch(() => undefined);
+    prefetchPackages(entry.packages);
+  });
+}
+
 /**
  * The runtime file `name`: the stored Blob (immutable, so shared), or a copy of its bytes (a copy,
  * because the caller transfers it away).

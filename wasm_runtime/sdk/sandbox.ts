@@ -1,6 +1,7 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, files, and results as DESIGN.md defines.
 import {
   LIMITS,
+  type BootedFrom,
   type Environment,
   type ExecutionResult,
   type FileInfo,
@@ -13,6 +14,7 @@ import { SandboxError } from "./errors.js";
 import { validateValue } from "./expect.js";
 import { mark } from "./marks.js";
 import { FileMirror } from "./mirror.js";
+import { startSnapshotFor } from "./start-snapshot.js";
 import { modeOf, type ModeReport, type SandboxMode } from "./mode.js";
 import { loadCatalog, forgetRecord, infoOf, noteRecord, persistedInfo, persistedInfos } from "./session/catalog.js";
 import { SessionLocked, holdSessionLock } from "./session/lock.js";
@@ -84,6 +86,8 @@ interface Origin {
   carried?: Carried | Promise<Carried>;
   history?: HistoryEntry[];
   appData?: unknown;
+  /** The packages the carried variables need, known before they are read (a resume's record). */
+  packages?: string[];
 }
 
 export class Sandbox extends EventTarget {
@@ -105,6 +109,8 @@ export class Sandbox extends EventTarget {
   private readonly persisted: PersistedSession | null;
   private carried: Carried | null = null;
   private incoming: Promise<Carried> | null = null;
+  /** The packages the first worker's variables need: it boots from the package snapshot if it has them all. */
+  private readonly startPackages: readonly string[];
   private data: unknown;
   private saveQueued = false;
   /** What the last restart loaded from the last save, for the run that caused it. */
@@ -127,6 +133,7 @@ export class Sandbox extends EventTarget {
     this.data = origin.appData ?? null;
     if (origin.carried instanceof Promise) this.incoming = origin.carried;
     else if (origin.carried) this.carry(origin.carried);
+    this.startPackages = origin.packages ?? this.carried?.state?.packages ?? [];
     this.ready = this.attachEngine();
   }
 
@@ -173,6 +180,7 @@ export class Sandbox extends EventTarget {
         carried,
         history: record.history,
         appData: record.appData,
+        packages: record.packages,
       });
       return await Sandbox.open(sandbox, options.onProgress);
     } catch (error) {
@@ -461,6 +469,7 @@ export class Sandbox extends EventTarget {
         ...environment,
         ...modeOf(engine.isolated),
         storage: await storageReport(),
+        snapshot: engine.bootedFrom,
       };
     });
   }
@@ -632,8 +641,10 @@ export class Sandbox extends EventTarget {
   private async attach(restart: boolean, restoring: Promise<void> | undefined): Promise<void> {
     if (this.current !== "closed") this.setState("starting");
     this.engine = null;
+    const needed = restart ? (this.persisted?.savedPackages ?? []) : this.startPackages;
+    const snapshot = await startSnapshotFor(needed);
     const [engine, saved, incoming] = await Promise.all([
-      claimEngine(FRAME_URL, anySandboxBusy, restoring),
+      claimEngine(FRAME_URL, anySandboxBusy, restoring, snapshot),
       restart && this.persisted ? this.persisted.lastSaved().catch(() => null) : null,
       this.incoming?.then(
         (carried) => ({ carried }),
@@ -678,8 +689,11 @@ export class Sandbox extends EventTarget {
   }
 }
 
-/** `environment()`: the kernel's description plus how this browser lets runs be stopped. */
-export type SandboxEnvironment = Environment & ModeReport;
+/**
+ * `environment()`: the kernel's description plus how this browser lets runs be stopped, and the
+ * snapshot the worker started from ("packages": numpy and pandas came imported; see StartSnapshot).
+ */
+export type SandboxEnvironment = Environment & ModeReport & { snapshot: BootedFrom };
 
 /** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
 function overBudget(result: KernelResult, budget: number, restored: StateRestored | null): void {

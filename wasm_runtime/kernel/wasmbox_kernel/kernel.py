@@ -67,8 +67,10 @@ class Kernel:
         self._files: Snapshot | None = None
         os.makedirs(self._options.cwd, exist_ok=True)
         # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
-        # would draw the same numbers. Reseed from the platform's entropy.
+        # would draw the same numbers. Reseed from the platform's entropy; numpy's global state
+        # too when the package snapshot had it imported.
         random.seed()
+        _reseed_numpy()
         prepare_interpreter()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
@@ -391,3 +393,10 @@ def _recursion_limit(levels: int) -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(previous)
+
+
+def _reseed_numpy() -> None:
+    """numpy.random's legacy global state, only if numpy is already imported (never imports it)."""
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()

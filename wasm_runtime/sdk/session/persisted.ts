@@ -128,6 +128,11 @@ export class PersistedSession {
     this.files = record.files;
   }
 
+  /** The packages the last captured variables need (a restart picks its worker's snapshot by them). */
+  get savedPackages(): readonly string[] {
+    return this.stateMeta.packages;
+  }
+
   markFiles(paths: Iterable<string>): void {
     for (const path of paths) this.dirty.add(path);
   }
