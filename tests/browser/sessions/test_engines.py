@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.sandbox.conftest import open_sdk_page
-from tests.support.engines import ENGINE_GAPS, EngineBrowser
+from tests.support.engines import ENGINE_GAPS, EngineBrowser, lacks
 
 pytestmark = pytest.mark.browser
 
@@ -39,3 +39,37 @@ def test_a_closed_session_is_resumed_and_deleted_at_once(
         assert page.evaluate(CLOSE_THEN_REOPEN) == {"value": "42", "listed": False}
     finally:
         page.close()
+
+
+# Resumed from the package snapshot: its side modules re-linked in this engine (its table may
+# start one slot longer: CPython's count-args helper, sandbox/side-modules.ts).
+PANDAS_RESUME = """async () => {
+  const sb = await wasmbox.Sandbox.create({ persist: true, timeoutMs: 120000 });
+  await sb.execute("import numpy as np, pandas as pd\\ndf = pd.DataFrame({'v': np.arange(4.0)})");
+  await sb.close();
+  const again = await wasmbox.Sandbox.resume(sb.id);
+  const env = await again.environment();
+  const value = (await again.execute("float(df.v.sum()), df.v.to_json()")).value["text/plain"];
+  await wasmbox.Sandbox.delete(again.id);
+  const log = env.log.filter((line) => line.includes("snapshot"));
+  return { value, snapshot: env.snapshot, log };
+}"""
+
+
+def test_a_pandas_session_resumes_from_the_package_snapshot(
+    engine: EngineBrowser, engine_server: str
+) -> None:
+    """Where the engine cannot link them, the resume says why in the loader log and boots from
+    the base snapshot: the same result."""
+    page, _ = open_sdk_page(engine, engine_server)
+    try:
+        resumed = page.evaluate(PANDAS_RESUME)
+    finally:
+        page.close()
+    assert resumed["value"] == '(6.0, \'{"0":0.0,"1":1.0,"2":2.0,"3":3.0}\')'
+    if lacks(engine.name, "package-snapshot"):
+        assert resumed["snapshot"] == "base"
+        assert len(resumed["log"]) == 1
+        assert resumed["log"][0].startswith("booting without the package snapshot: Error: table of")
+    else:
+        assert resumed["snapshot"] == "packages" and resumed["log"] == []

@@ -90,6 +90,11 @@ ENGINE_LACKS: dict[str, dict[str, str]] = {
             " thread keeps a core busy until the loop ends or the page closes (Python loops are"
             " stopped: in terminate-only mode they call out to JS, where WebKit can stop them)"
         ),
+        "package-snapshot": (
+            "WebKitGTK's wasm table holds 1,155 more slots after boot than Node's, where the "
+            "package snapshot is made, so its side modules cannot go back at their recorded table "
+            "bases: a resume boots from the base snapshot and installs numpy and pandas as before"
+        ),
         "blocked-fetch-settles": (
             "WebKitGTK never settles a fetch its worker CSP refused: nothing is sent, and the run "
             "ends at its deadline with the sandbox restarted (terminate-only, stateLost)"
