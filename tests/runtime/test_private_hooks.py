@@ -71,3 +71,28 @@ def test_the_package_loader_wheel_unpack_replaces(hooks: dict[str, Any]) -> None
         "should_load_dynlib",
         "to_js",
     ]
+
+
+def test_the_dynamic_linker_parts_the_package_snapshot_relinks_with(hooks: dict[str, Any]) -> None:
+    assert hooks["linker"] == [
+        "LDSO",
+        "GOT",
+        "wasmTable",
+        "wasmTableMirror",
+        "freeTableIndexes",
+        "newDSO",
+        "loadWebAssemblyModule",
+        "mergeLibSymbols",
+        "setWasmTableEntry",
+        "updateTableMap",
+        "_emscripten_builtin_malloc",
+        "__PyRuntime",
+        "__PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET",
+        "__hiwire_set",
+    ]
+    assert hooks["placedHandle"] is True
+
+
+def test_the_snapshot_restore_hook_and_the_loaded_packages_slot(hooks: dict[str, Any]) -> None:
+    assert hooks["createModuleGlobal"] is True and hooks["restoreSnapshot"] is True
+    assert hooks["loadedPackagesSlot"] is True

@@ -29,5 +29,29 @@ console.log(
       asm.includes("_loadSnapshot") ||
       readFileSync(require.resolve("pyodide/pyodide.mjs"), "utf8").includes("_loadSnapshot"),
     python: JSON.parse(python),
+    // The package snapshot's linker (sandbox/side-modules.ts, package-snapshot.ts).
+    linker: [
+      "LDSO",
+      "GOT",
+      "wasmTable",
+      "wasmTableMirror",
+      "freeTableIndexes",
+      "newDSO",
+      "loadWebAssemblyModule",
+      "mergeLibSymbols",
+      "setWasmTableEntry",
+      "updateTableMap",
+      "_emscripten_builtin_malloc",
+      "__PyRuntime",
+      "__PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET",
+      "__hiwire_set",
+    ].filter((n) => module[n] !== undefined),
+    createModuleGlobal: typeof globalThis._createPyodideModule === "function",
+    restoreSnapshot: typeof pyodide._api.restoreSnapshot === "function",
+    loadedPackagesSlot: module.__hiwire_get(6) === pyodide.loadedPackages,
+    // A dlopen handle whose flag at +8 is set gives its bases at +12 (memory) and +20 (table).
+    placedHandle:
+      asm.includes("else{memoryBase=HEAPU32[handle+12>>>2>>>0];tableBase=HEAPU32[handle+20>>>2>>>0]}") &&
+      asm.includes("var firstLoad=!handle||!HEAP8[handle+8>>>0]"),
   }),
 );
