@@ -62,6 +62,8 @@ W11_RESUME = """async (id) => {
     performance.getEntriesByName(`wasmbox:resume:${name}`).at(-1)?.startTime ?? NaN;
   const worker = (name) =>
     performance.getEntriesByName(`wasmbox:worker:state:${name}`).at(-1)?.startTime ?? NaN;
+  const boot = (name) =>
+    performance.getEntriesByName(`wasmbox:worker:${name}`).at(-1)?.startTime ?? NaN;
   const steps = {
     read: at("read") - at("start"),
     engine: at("engine") - at("start"),
@@ -71,6 +73,13 @@ W11_RESUME = """async (id) => {
     unpickle: worker("unpickled") - worker("imported"),
     reply: at("state") - worker("unpickled"),
     run: t1 - at("state"),
+    // A worker booted from the package snapshot (sandbox/package-snapshot.ts), from resume:start.
+    snapshotReceived: boot("package-snapshot-received") - at("start"),
+    wheelsUnzipped: boot("package-wheels-unzipped") - at("start"),
+    modulesCompiled: boot("package-modules-compiled") - at("start"),
+    modulesLinked: boot("package-modules-linked") - at("start"),
+    filesWritten: boot("package-files-written") - at("start"),
+    pyodideBooted: boot("pyodide-booted") - at("start"),
   };
   return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"], steps };
 }"""
@@ -85,6 +94,12 @@ STEPS = {
     "unpickle": "variables unpickled",
     "reply": "the restore's reply back to the page",
     "run": "the first run",
+    "snapshotReceived": "package snapshot: its bytes in the worker (from the start)",
+    "wheelsUnzipped": "package snapshot: wheels unzipped (from the start)",
+    "modulesCompiled": "package snapshot: side modules compiled (from the start)",
+    "modulesLinked": "package snapshot: side modules linked (from the start)",
+    "filesWritten": "package snapshot: wheel files written (from the start)",
+    "pyodideBooted": "Pyodide booted (from the start)",
 }
 
 

@@ -5,6 +5,7 @@
 // back to the file system, which no memory snapshot holds.
 import type { PyodideInterface } from "pyodide";
 import { unzipSync } from "fflate";
+import { bootStep } from "./boot-steps.js";
 import { parsePackageRecord, type PackageRecord } from "./package-record.js";
 import { linkerModule, withModuleHook } from "./pyodide-private.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
@@ -77,10 +78,16 @@ export async function bootFromPackageSnapshot(
   options: LoadOptions,
   boot: (load: () => Promise<PyodideInterface>) => Promise<PyodideInterface>,
 ): Promise<PyodideInterface> {
+  // Each step's end is a boot step (performance marks on the host: where a resume's boot goes).
+  const step =
+    <T>(name: string) =>
+    (value: T) => (bootStep(name), value);
   const record = fileBytes(files.record).then(parsePackageRecord);
-  const snapshot = fileBytes(files.file);
-  const wheels = record.then((r) => wheelFiles(r, fileBytes));
-  const modules = Promise.all([record, wheels]).then(([r, w]) => compileLibraries(r, w));
+  const snapshot = fileBytes(files.file).then(step("package-snapshot-received"));
+  const wheels = record.then((r) => wheelFiles(r, fileBytes)).then(step("package-wheels-unzipped"));
+  const modules = Promise.all([record, wheels])
+    .then(([r, w]) => compileLibraries(r, w))
+    .then(step("package-modules-compiled"));
   for (const pending of [snapshot, wheels, modules]) pending.catch(() => undefined); // awaited below
   const pyodide = await withModuleHook(
     async (module, api) => {
@@ -89,6 +96,7 @@ export async function bootFromPackageSnapshot(
       api.restoreSnapshot = (bytes) => {
         const result = restore(bytes);
         linkSideModules(module, rec, compiled, heapOf(bytes));
+        bootStep("package-modules-linked");
         return result;
       };
     },
@@ -99,5 +107,6 @@ export async function bootFromPackageSnapshot(
   if (linkerModule(pyodide).__hiwire_set(LOADED_PACKAGES_SLOT, pyodide.loadedPackages) < 0)
     throw new Error("could not give Python back pyodide_js.loadedPackages");
   installFiles(pyodide, rec, await wheels);
+  bootStep("package-files-written");
   return pyodide;
 }
