@@ -4,10 +4,20 @@ one that installed them: the DataFrame, lazily imported parts of pandas, new ran
 
 from __future__ import annotations
 
-import pytest
-from playwright.sync_api import Page
+import hashlib
+import json
+import os
+from collections.abc import Iterator
 
-from .conftest import create, flush, load_sdk, plain, resume, run
+import pytest
+from playwright.sync_api import BrowserContext, Page
+
+from backend.settings import Settings, get_settings
+from tests.browser.sandbox.conftest import app_with_page_headers
+from tests.support.servers import running
+from wasm_runtime.paths import RUNTIME_DIR
+
+from .conftest import create, flush, load_sdk, open_sdk, plain, resume, run
 
 pytestmark = pytest.mark.browser
 
@@ -78,3 +88,50 @@ def test_a_session_without_those_packages_boots_from_the_base_snapshot(
     assert "x" in resume(page, sandbox_id)["restored"]
     assert snapshot_of(page, sandbox_id) == "base"
     assert plain(page, sandbox_id, "x + 1") == "42"
+
+
+@pytest.fixture(scope="module")
+def mislinking_server(
+    tmp_path_factory: pytest.TempPathFactory, runtime_built: None
+) -> Iterator[str]:
+    """The runtime with a link record that expects one table slot more than linking makes (its
+    manifest entry updated to match, so the page accepts it): every side module links, then the
+    final check fails."""
+    runtime = tmp_path_factory.mktemp("mislinking-runtime")
+    for path in RUNTIME_DIR.iterdir():
+        if path.name.startswith(("manifest.json", "snapshot-pandas.json")):
+            continue  # rewritten below, without compressed siblings the server would prefer
+        os.link(path, runtime / path.name)
+    record = json.loads((RUNTIME_DIR / "snapshot-pandas.json").read_text())
+    record["table"]["after"] += 1
+    data = json.dumps(record).encode()
+    (runtime / "snapshot-pandas.json").write_bytes(data)
+    manifest = json.loads((RUNTIME_DIR / "manifest.json").read_text())
+    manifest["files"]["snapshot-pandas.json"] = {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "size": len(data),
+    }
+    (runtime / "manifest.json").write_text(json.dumps(manifest))
+    app = app_with_page_headers(True)
+    settings = Settings(cross_origin_isolation=True, runtime_dir=runtime)
+    app.dependency_overrides[get_settings] = lambda: settings
+    with running(app) as url:
+        yield url
+
+
+def test_a_snapshot_that_does_not_link_falls_back_to_the_base_one(
+    context: BrowserContext, mislinking_server: str
+) -> None:
+    """Never a half-linked interpreter: a new one boots from the base snapshot, and says why."""
+    page = open_sdk(context, mislinking_server)
+    sandbox_id = saved_and_reloaded(page, mislinking_server, SETUP)
+    assert {"df", "np", "pd"} <= set(resume(page, sandbox_id)["restored"])
+    environment = page.evaluate(
+        "async id => await wasmbox.Sandbox.get(id).environment()", sandbox_id
+    )
+    assert environment["snapshot"] == "base"
+    assert [line for line in environment["log"] if "package snapshot" in line] == [
+        "booting without the package snapshot: Error: table length 25555 after linking, "
+        "recorded 25556"
+    ]
+    assert plain(page, sandbox_id, "df.groupby('k').v.sum().to_dict()") == "{'a': 2.0, 'b': 1.0}"
