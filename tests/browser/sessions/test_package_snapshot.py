@@ -135,3 +135,13 @@ def test_a_snapshot_that_does_not_link_falls_back_to_the_base_one(
         "recorded 25556"
     ]
     assert plain(page, sandbox_id, "df.groupby('k').v.sum().to_dict()") == "{'a': 2.0, 'b': 1.0}"
+
+
+def test_a_fork_of_a_pandas_session_starts_from_the_package_snapshot(page: Page) -> None:
+    sandbox_id = create(page)
+    run(page, sandbox_id, SETUP)
+    fork_id = page.evaluate("async id => (await wasmbox.Sandbox.get(id).fork()).id", sandbox_id)
+    assert snapshot_of(page, fork_id) == "packages"
+    run(page, fork_id, "df['v'] = df.v * 10")
+    assert plain(page, fork_id, "df.v.tolist()") == "[0.0, 10.0, 20.0]"
+    assert plain(page, sandbox_id, "df.v.tolist()") == "[0.0, 1.0, 2.0]"
