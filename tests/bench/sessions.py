@@ -75,7 +75,7 @@ W11_RESUME = """async (id) => {
     run: t1 - at("state"),
     // A worker booted from the package snapshot (sandbox/package-snapshot.ts), from resume:start.
     snapshotReceived: boot("package-snapshot-received") - at("start"),
-    wheelsUnzipped: boot("package-wheels-unzipped") - at("start"),
+    filesReceived: boot("package-files-received") - at("start"),
     modulesCompiled: boot("package-modules-compiled") - at("start"),
     modulesLinked: boot("package-modules-linked") - at("start"),
     filesWritten: boot("package-files-written") - at("start"),
@@ -95,7 +95,7 @@ STEPS = {
     "reply": "the restore's reply back to the page",
     "run": "the first run",
     "snapshotReceived": "package snapshot: its bytes in the worker (from the start)",
-    "wheelsUnzipped": "package snapshot: wheels unzipped (from the start)",
+    "filesReceived": "package snapshot: its files bundle in the worker (from the start)",
     "modulesCompiled": "package snapshot: side modules compiled (from the start)",
     "modulesLinked": "package snapshot: side modules linked (from the start)",
     "filesWritten": "package snapshot: wheel files written (from the start)",

@@ -14,6 +14,7 @@ from pyodide_lock import PyodideLockSpec
 from wasm_runtime.builder import BuildOptions, build_runtime
 from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.package_snapshot import (
+    BUNDLE_FILE,
     PACKAGES,
     RECORD_FILE,
     SNAPSHOT_FILE,
@@ -48,14 +49,15 @@ def test_the_manifest_names_it_and_the_packages_it_holds(manifest: dict[str, Any
     assert manifest["packageSnapshot"] == {
         "file": SNAPSHOT_FILE,
         "record": RECORD_FILE,
+        "bundle": BUNDLE_FILE,
         "packages": ["cloudpickle", "numpy", "pandas", "python-dateutil", "pytz", "six"],
     }
 
 
-def test_both_files_are_listed_with_their_hash_and_compressed(
+def test_its_files_are_listed_with_their_hash_and_compressed(
     runtime: Path, manifest: dict[str, Any]
 ) -> None:
-    for name in (SNAPSHOT_FILE, RECORD_FILE):
+    for name in (SNAPSHOT_FILE, RECORD_FILE, BUNDLE_FILE):
         entry = manifest["files"][name]
         assert entry["sha256"] == sha256_file(runtime / name)
         assert entry["size"] == (runtime / name).stat().st_size
@@ -63,28 +65,51 @@ def test_both_files_are_listed_with_their_hash_and_compressed(
     assert manifest["files"][SNAPSHOT_FILE]["size"] > manifest["files"]["snapshot.bin"]["size"]
 
 
-def test_the_record_names_the_shipped_wheels(runtime: Path, record: dict[str, Any]) -> None:
+def bundle_files(runtime: Path, record: dict[str, Any]) -> dict[str, bytes]:
+    """The bundle cut into its files, as the record lays them out."""
+    bundle = (runtime / BUNDLE_FILE).read_bytes()
+    files, offset = {}, 0
+    for path, size in record["fs"]["files"]:
+        files[path] = bundle[offset : offset + size]
+        offset += size
+    assert offset == len(bundle) == record["fs"]["bundleLength"]
+    return files
+
+
+def wheel_members(runtime: Path, record: dict[str, Any]) -> dict[str, bytes]:
+    """Every file of the shipped wheels of the packages the snapshot loaded, by installed path."""
     lock = json.loads((runtime / "pyodide-lock.json").read_text())["packages"]
-    assert record["format"] == 1
-    assert record["packages"] == list(PACKAGES)
-    assert sorted(record["wheels"]) == sorted(
-        lock[name]["file_name"] for name in record["loadedPackages"]
-    )
-    assert all((runtime / wheel).is_file() for wheel in record["wheels"])
+    members = {}
+    for name in record["loadedPackages"]:
+        with zipfile.ZipFile(runtime / lock[name]["file_name"]) as wheel:
+            for info in wheel.infolist():
+                if not info.is_dir():
+                    members[SITE_PACKAGES + info.filename] = wheel.read(info)
+    return members
 
 
-def test_each_side_module_comes_from_a_wheel_in_load_order(
+def test_the_bundle_holds_the_shipped_wheels_files_unchanged(
     runtime: Path, record: dict[str, Any]
 ) -> None:
-    members = {
-        SITE_PACKAGES + name
-        for wheel in record["wheels"]
-        for name in zipfile.ZipFile(runtime / wheel).namelist()
-    }
+    assert record["format"] == 2
+    assert record["packages"] == list(PACKAGES)
+    files = bundle_files(runtime, record)
+    members = wheel_members(runtime, record)
+    assert {path: files[path] for path in members} == members
+    # Beside them, only what the installer writes about each package.
+    installer_notes = {Path(path).name for path in set(files) - set(members)}
+    assert installer_notes == {"INSTALLER", "PYODIDE_SOURCE"}
+    assert f"{SITE_PACKAGES}pandas" in record["fs"]["dirs"]
+
+
+def test_each_side_module_is_in_the_bundle_in_load_order(
+    runtime: Path, record: dict[str, Any]
+) -> None:
+    files = bundle_files(runtime, record)
     libs = record["libs"]
     table = record["table"]
     assert len(libs) > 50  # numpy's and pandas' extension modules
-    assert all(lib["name"] in members and lib["name"].endswith(".so") for lib in libs)
+    assert all(lib["name"].endswith(".so") and files[lib["name"]][:4] == b"\0asm" for lib in libs)
     # Placed one after another: each module's table segment starts where the last one's ended.
     assert libs[0]["tableBase"] == table["before"] < table["after"]
     assert [lib["tableBase"] for lib in libs] == sorted(lib["tableBase"] for lib in libs)
@@ -94,12 +119,6 @@ def test_each_side_module_comes_from_a_wheel_in_load_order(
     known = {lib["name"] for lib in libs} | {"__main__"}
     assert set(record["handles"].values()) <= known
     assert record["got"]["count"] > 1000 and isinstance(record["got"]["fnv1a"], int)
-
-
-def test_the_files_not_in_a_wheel_are_only_the_installer_records(record: dict[str, Any]) -> None:
-    inline = {Path(path).name for path, _ in record["fs"]["inline"]}
-    assert inline == {"INSTALLER", "PYODIDE_SOURCE"}
-    assert f"{SITE_PACKAGES}pandas" in record["fs"]["dirs"]
 
 
 def test_the_key_changes_with_any_wheel_it_loads(runtime: Path) -> None:

@@ -128,11 +128,12 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         )
         package_snapshot = None
         if made:
-            installed[made.snapshot.name] = _install(made.snapshot, out)
-            installed[made.record.name] = _install(made.record, out)
+            for path in made.outputs():
+                installed[path.name] = _install(path, out)
             package_snapshot = {
                 "file": made.snapshot.name,
                 "record": made.record.name,
+                "bundle": made.bundle.name,
                 "packages": sorted(read_record(made.record)["loadedPackages"]),
             }
 

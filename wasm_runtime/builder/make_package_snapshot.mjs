@@ -2,25 +2,24 @@
 // imported, and the link record a worker needs to restore it (sandbox/side-modules.ts).
 // A memory snapshot holds the wasm heap only. The packages' side modules (their .so files) are
 // separate WebAssembly instances, and their files live in the JS file system: the record says
-// where each module was placed (memory and table bases, in load order) and which files to
-// write back, so a restoring worker can instantiate them again at the same places.
-// Usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON
+// where each module was placed (memory and table bases, in load order), and the files the install
+// added are written out, one after another, into a bundle the worker writes back: no wheel is
+// unzipped at resume (that took longer than the rest of the boot).
+// Usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES
 //   PYODIDE_DIR: Pyodide's core files, as for the base snapshot
 //   RUNTIME_DIR: the built runtime (the shipped wheels and their lock)
 //   PACKAGES: comma-separated package names, each loaded then its modules imported
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { unzipSync } from "fflate";
 import { bootWarm } from "./warm_boot.mjs";
 
-const SITE_PACKAGES = "/lib/python3.12/site-packages/";
 // Made by the worker itself or per process, never by a package install.
 const NOT_RESTORED = ["/dev", "/proc", "/tmp", "/home/pyodide"];
 
-const [pyodideDir, runtimeDir, kernelWheel, packageList, outBin, outJson] = process.argv.slice(2);
-if (!pyodideDir || !runtimeDir || !kernelWheel || !packageList || !outBin || !outJson) {
+const [pyodideDir, runtimeDir, kernelWheel, packageList, outBin, outJson, outFiles] = process.argv.slice(2);
+if (!pyodideDir || !runtimeDir || !kernelWheel || !packageList || !outBin || !outJson || !outFiles) {
   console.error(
-    "usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON",
+    "usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES",
   );
   process.exit(2);
 }
@@ -89,15 +88,12 @@ const libs = instances.map(({ instance, memoryBase, tableBase }, order) => {
 });
 const handles = Object.fromEntries(Object.entries(M.LDSO.loadedLibsByHandle).map(([h, dso]) => [h, dso.name]));
 
-// The files the install added: wheel members (written back from the wheel) or inline bytes.
+// The directories and files the install added, as the file system holds them; the files' bytes go
+// into the bundle in this order.
 const loadedPackages = { ...pyodide.loadedPackages };
-const wheels = Object.keys(loadedPackages).map((name) => lock.packages[name].file_name);
-const fromWheels = new Map();
-for (const file of wheels)
-  for (const [member, data] of Object.entries(unzipSync(readFileSync(join(runtimeDir, file)))))
-    if (!member.endsWith("/")) fromWheels.set(SITE_PACKAGES + member, data);
 const dirs = [];
-const inline = [];
+const files = [];
+const contents = [];
 for (const [path, kind] of walk()) {
   if (fsBefore.get(path) === kind) continue;
   if (kind === "dir") {
@@ -105,12 +101,10 @@ for (const [path, kind] of walk()) {
     continue;
   }
   const bytes = M.FS.readFile(path);
-  const member = fromWheels.get(path);
-  if (member && Buffer.compare(member, bytes) === 0) fromWheels.delete(path);
-  else inline.push([path, Buffer.from(bytes).toString("base64")]);
+  files.push([path, bytes.length]);
+  contents.push(bytes);
 }
-// A worker writes every member of these wheels: each must be installed, unchanged.
-if (fromWheels.size) throw new Error(`wheel members not installed as they are: ${[...fromWheels.keys()].slice(0, 5)}`);
+const bundle = Buffer.concat(contents);
 
 // The makeMemorySnapshot check refuses JS references held by Python, but one it allows itself:
 // hiwire slot 6 is the package manager's loadedPackages (`from pyodide_js import loadedPackages`),
@@ -121,10 +115,9 @@ const snapshot = pyodide.makeMemorySnapshot();
 
 const countArgsWord = (M.__PyRuntime + M.HEAP32[M.__PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET >> 2]) >> 2;
 const record = {
-  format: 1,
+  format: 2,
   packages,
   loadedPackages,
-  wheels,
   heapLength: M.HEAP8.length,
   table: {
     before: tableBefore,
@@ -136,9 +129,10 @@ const record = {
   libs,
   handles,
   got: gotDigest(M.GOT),
-  fs: { dirs, inline },
+  fs: { dirs, files, bundleLength: bundle.length },
 };
 writeFileSync(outBin, snapshot);
+writeFileSync(outFiles, bundle);
 writeFileSync(outJson, JSON.stringify(record));
 console.log(
   JSON.stringify({
@@ -146,7 +140,8 @@ console.log(
     libs: libs.length,
     tableAdded: record.table.after - tableBefore,
     dirs: dirs.length,
-    inline: inline.map(([p]) => p),
+    files: files.length,
+    bundleBytes: bundle.length,
   }),
 );
 

@@ -29,12 +29,18 @@ SCRIPT = Path(__file__).with_name("make_package_snapshot.mjs")
 PACKAGES = ("numpy", "pandas", "cloudpickle")
 SNAPSHOT_FILE = "snapshot-pandas.bin"
 RECORD_FILE = "snapshot-pandas.json"
+BUNDLE_FILE = "snapshot-pandas-files.bin"
 
 
 @dataclass(frozen=True)
 class PackageSnapshot:
     snapshot: Path
     record: Path
+    bundle: Path
+
+    def outputs(self) -> tuple[Path, Path, Path]:
+        """In the order the script writes them; the record last (see build_package_snapshot)."""
+        return self.snapshot, self.bundle, self.record
 
 
 def package_snapshot_key(lock: PyodideLockSpec, kernel_wheel: Path) -> str:
@@ -54,14 +60,14 @@ def build_package_snapshot(
     if any(name not in lock.packages for name in PACKAGES):
         return None
     folder = cache_dir / package_snapshot_key(lock, kernel_wheel)
-    made = PackageSnapshot(folder / SNAPSHOT_FILE, folder / RECORD_FILE)
-    if made.snapshot.is_file() and made.record.is_file():
+    made = PackageSnapshot(folder / SNAPSHOT_FILE, folder / RECORD_FILE, folder / BUNDLE_FILE)
+    if all(path.is_file() for path in made.outputs()):
         return made
     node = shutil.which("node")
     if node is None:
         raise BuildError("Node.js is needed to make the snapshots: install Node 20 or newer.")
     folder.mkdir(parents=True, exist_ok=True)
-    parts = [path.with_name(path.name + ".part") for path in (made.snapshot, made.record)]
+    parts = [path.with_name(path.name + ".part") for path in made.outputs()]
     done = subprocess.run(  # noqa: S603 - fixed script, paths we made
         [
             node,
@@ -70,7 +76,7 @@ def build_package_snapshot(
             str(runtime_dir),
             str(kernel_wheel),
             ",".join(PACKAGES),
-            *map(str, parts),
+            *map(str, (parts[0], parts[2], parts[1])),  # the script's order: bin, json, files
         ],
         capture_output=True,
         text=True,
@@ -79,9 +85,9 @@ def build_package_snapshot(
     )
     if done.returncode != 0 or not all(part.is_file() for part in parts):
         raise BuildError(f"Making the package snapshot failed:\n{done.stderr[-2000:]}")
-    # The record last: a cached record always has its snapshot beside it.
-    parts[0].replace(made.snapshot)
-    parts[1].replace(made.record)
+    # The record last: a cached record always has its snapshot and bundle beside it.
+    for part, path in zip(parts, made.outputs(), strict=True):
+        part.replace(path)
     return made
 
 

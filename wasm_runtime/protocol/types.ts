@@ -136,7 +136,7 @@ export const BOOT_FILES = [
 ];
 
 /**
- * Host → frame → worker, unasked: a file of PUSHED_BOOT_FILES, as soon as the host page has it.
+ * Host → frame → worker, unasked: a file of the start's `pushed` list, as soon as the host page has it.
  * The frame reads a Blob (a file the page had stored) while the worker's script still compiles,
  * and hands the worker the bytes: a transfer inside the sandbox's own process, so the worker's
  * thread neither copies nor reads tens of MB. What reaches the worker is always bytes.
@@ -148,20 +148,37 @@ export type RuntimeFilePush = {
   error: string | null;
 };
 
-/** The boot files the host pushes, each as soon as it has it; the worker asks for any other file. */
-export const PUSHED_BOOT_FILES: readonly string[] = BOOT_FILES;
+/** The most files a start may say it pushes (the boot files and the package snapshot's). */
+export const MAX_PUSHED_FILES = 16;
+
+/**
+ * The files the host pushes to a worker starting from `snapshot`, each as soon as it has it; the
+ * worker asks for any other file. A package boot gets the package snapshot's files instead of the
+ * base snapshot, which it asks for only if it has to fall back to it.
+ */
+export function pushedFiles(snapshot: StartSnapshot, packageFiles: readonly string[]): string[] {
+  if (snapshot === "base") return [...BOOT_FILES];
+  return [...BOOT_FILES.filter((file) => file !== "snapshot.bin"), ...packageFiles];
+}
 
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
 export type FrameRequest = { type: "interrupt"; id: number };
 // Host → frame, once, in answer to `frame-loaded`: the worker's script, where the runtime is and
-// which snapshot to start from; then a RuntimeFilePush for each boot file.
-export type FrameStart = { type: "start"; script: Blob; runtimeUrl: string; snapshot: StartSnapshot };
+// which snapshot to start from, which files it pushes (pushedFiles); then a RuntimeFilePush for each.
+export type FrameStart = {
+  type: "start";
+  script: Blob;
+  runtimeUrl: string;
+  snapshot: StartSnapshot;
+  pushed: string[];
+};
 // Frame → worker, once: FrameStart's settings, the interrupt buffer and the host's port.
 export type WorkerBoot = {
   type: "boot";
   runtimeUrl: string;
   snapshot: StartSnapshot;
+  pushed: string[];
   interrupt: SharedArrayBuffer | null;
   port: MessagePort;
 };

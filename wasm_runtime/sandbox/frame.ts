@@ -4,6 +4,7 @@
 // it inherits this document's CSP.
 
 import {
+  MAX_PUSHED_FILES,
   RUNTIME_FILE_NAME,
   START_SNAPSHOTS,
   type FrameRequest,
@@ -19,13 +20,13 @@ import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 const interrupt = crossOriginIsolated && typeof SharedArrayBuffer === "function" ? createInterruptBuffer() : null;
 let worker: Worker | null = null;
 
-function start({ script, runtimeUrl, snapshot }: FrameStart): void {
+function start({ script, runtimeUrl, snapshot, pushed }: FrameStart): void {
   worker = new Worker(URL.createObjectURL(script), { name: "wasmbox-sandbox" });
   const channel = new MessageChannel();
   worker.addEventListener("error", (event) => {
     parent.postMessage({ type: "worker-crashed", message: String(event.message ?? "worker error") }, "*");
   });
-  const boot: WorkerBoot = { type: "boot", runtimeUrl, snapshot, interrupt, port: channel.port2 };
+  const boot: WorkerBoot = { type: "boot", runtimeUrl, snapshot, pushed, interrupt, port: channel.port2 };
   worker.postMessage(boot, [channel.port2]);
   // The opaque origin means "*" is the only target origin that can reach the parent.
   parent.postMessage({ type: "frame-ready", isolated: interrupt !== null }, "*", [channel.port1]);
@@ -58,13 +59,16 @@ function fields(data: unknown): Record<string, unknown> {
 }
 
 function isStart(data: unknown): data is FrameStart {
-  const { type, script, runtimeUrl, snapshot } = fields(data);
+  const { type, script, runtimeUrl, snapshot, pushed } = fields(data);
   return (
     type === "start" &&
     script instanceof Blob &&
     typeof runtimeUrl === "string" &&
     /^https?:\/\//.test(runtimeUrl) &&
-    START_SNAPSHOTS.includes(snapshot as FrameStart["snapshot"])
+    START_SNAPSHOTS.includes(snapshot as FrameStart["snapshot"]) &&
+    Array.isArray(pushed) &&
+    pushed.length <= MAX_PUSHED_FILES &&
+    pushed.every((file) => typeof file === "string" && RUNTIME_FILE_NAME.test(file))
   );
 }
 

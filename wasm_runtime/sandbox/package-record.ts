@@ -6,12 +6,10 @@ const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const path = v.pipe(v.string(), v.startsWith("/"));
 
 export const PackageRecordSchema = v.object({
-  format: v.literal(1),
+  format: v.literal(2),
   packages: v.array(v.string()),
   /** pyodide.loadedPackages as it was: name → channel. */
   loadedPackages: v.record(v.string(), v.string()),
-  /** The wheels (runtime file names) every file and side module comes from. */
-  wheels: v.array(v.string()),
   heapLength: count,
   table: v.object({
     before: count,
@@ -35,8 +33,9 @@ export const PackageRecordSchema = v.object({
   got: v.object({ count, fnv1a: count }),
   fs: v.object({
     dirs: v.array(path),
-    /** Files not in a wheel (the installer's records), base64. */
-    inline: v.array(v.tuple([path, v.string()])),
+    /** Every file the install added, with its size, in the order of their bytes in the bundle. */
+    files: v.array(v.tuple([path, count])),
+    bundleLength: count,
   }),
 });
 

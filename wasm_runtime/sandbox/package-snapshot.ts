@@ -1,10 +1,10 @@
 // Boot from the package snapshot (builder/package_snapshot.py): the start-up snapshot's state
 // with numpy, pandas and cloudpickle already imported, so a resumed session's variables need no
-// package install or import. Its side modules are compiled from the wheels while the snapshot
-// arrives, linked as Pyodide writes the heap (side-modules.ts), and the wheels' files written
+// package install or import. The files the install added come as one bundle (their bytes one
+// after another, the record saying which is which): its side modules are compiled while the
+// snapshot arrives, linked as Pyodide writes the heap (side-modules.ts), and every file written
 // back to the file system, which no memory snapshot holds.
 import type { PyodideInterface } from "pyodide";
-import { unzipSync } from "fflate";
 import { bootStep } from "./boot-steps.js";
 import { parsePackageRecord, type PackageRecord } from "./package-record.js";
 import { linkerModule, withModuleHook } from "./pyodide-private.js";
@@ -13,7 +13,6 @@ import { linkSideModules } from "./side-modules.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
 
-const SITE_PACKAGES = "/lib/python3.12/site-packages/";
 /** Where Pyodide's reference table keeps pyodide_js.loadedPackages (emptied for the snapshot). */
 const LOADED_PACKAGES_SLOT = 6;
 
@@ -21,18 +20,23 @@ const LOADED_PACKAGES_SLOT = 6;
 export interface PackageSnapshotFiles {
   file: string;
   record: string;
+  bundle: string;
   packages: string[];
 }
 
 type LoadOptions = Parameters<typeof loadPyodide>[0];
 
-/** Every file of the record's wheels, by the path the installer put it at. */
-async function wheelFiles(record: PackageRecord, fileBytes: RuntimeFileBytes): Promise<Map<string, Uint8Array>> {
+/** Every file the install added, by path: views into the bundle, which the record lays out. */
+function bundleFiles(record: PackageRecord, bundle: Uint8Array): Map<string, Uint8Array> {
+  if (bundle.length !== record.fs.bundleLength)
+    throw new Error(`the package files bundle has ${bundle.length} bytes, its record says ${record.fs.bundleLength}`);
   const files = new Map<string, Uint8Array>();
-  const wheels = await Promise.all(record.wheels.map(fileBytes));
-  for (const wheel of wheels)
-    for (const [member, data] of Object.entries(unzipSync(wheel)))
-      if (!member.endsWith("/")) files.set(SITE_PACKAGES + member, data);
+  let offset = 0;
+  for (const [path, size] of record.fs.files) {
+    files.set(path, bundle.subarray(offset, offset + size));
+    offset += size;
+  }
+  if (offset !== bundle.length) throw new Error("the package files bundle does not match its record");
   return files;
 }
 
@@ -43,7 +47,7 @@ async function compileLibraries(
   const modules = await Promise.all(
     record.libs.map((lib) => {
       const bytes = files.get(lib.name);
-      if (!bytes) throw new Error(`${lib.name} is in none of the wheels`);
+      if (!bytes) throw new Error(`${lib.name} is not in the package files bundle`);
       return WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
     }),
   );
@@ -56,16 +60,11 @@ function heapOf(snapshot: Uint8Array): Uint8Array {
   return snapshot.subarray(header[1]);
 }
 
-/** The files the install left, as they were: the record's directories, the wheels, the rest inline. */
+/** The directories and files the install left, as they were (each file a view of the bundle). */
 function installFiles(pyodide: PyodideInterface, record: PackageRecord, files: Map<string, Uint8Array>): void {
   const { FS } = pyodide;
   for (const dir of record.fs.dirs) FS.mkdirTree(dir);
   for (const [path, data] of files) FS.writeFile(path, data, { canOwn: true });
-  for (const [path, base64] of record.fs.inline)
-    FS.writeFile(
-      path,
-      Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)),
-    );
 }
 
 /**
@@ -84,11 +83,13 @@ export async function bootFromPackageSnapshot(
     (value: T) => (bootStep(name), value);
   const record = fileBytes(files.record).then(parsePackageRecord);
   const snapshot = fileBytes(files.file).then(step("package-snapshot-received"));
-  const wheels = record.then((r) => wheelFiles(r, fileBytes)).then(step("package-wheels-unzipped"));
-  const modules = Promise.all([record, wheels])
-    .then(([r, w]) => compileLibraries(r, w))
+  const bundle = Promise.all([record, fileBytes(files.bundle).then(step("package-files-received"))]).then(([r, b]) =>
+    bundleFiles(r, b),
+  );
+  const modules = Promise.all([record, bundle])
+    .then(([r, b]) => compileLibraries(r, b))
     .then(step("package-modules-compiled"));
-  for (const pending of [snapshot, wheels, modules]) pending.catch(() => undefined); // awaited below
+  for (const pending of [snapshot, bundle, modules]) pending.catch(() => undefined); // awaited below
   const pyodide = await withModuleHook(
     async (module, api) => {
       const [rec, compiled] = await Promise.all([record, modules]);
@@ -106,7 +107,7 @@ export async function bootFromPackageSnapshot(
   Object.assign(pyodide.loadedPackages, rec.loadedPackages);
   if (linkerModule(pyodide).__hiwire_set(LOADED_PACKAGES_SLOT, pyodide.loadedPackages) < 0)
     throw new Error("could not give Python back pyodide_js.loadedPackages");
-  installFiles(pyodide, rec, await wheels);
+  installFiles(pyodide, rec, await bundle);
   bootStep("package-files-written");
   return pyodide;
 }

@@ -5,7 +5,6 @@
 import { mimeOf } from "../protocol/mime.js";
 import {
   BOOT_FILES,
-  PUSHED_BOOT_FILES,
   RUNTIME_FILE_NAME,
   type RuntimeFilePush,
   type RuntimeFileReply,
@@ -28,14 +27,18 @@ export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
  * callers that want the bytes themselves: reading a large file such as the start-up snapshot back
  * out of a `Response` would copy it once more.
  */
-export function routeRuntimeFetches(runtimeUrl: string, port: MessagePort): RuntimeFileBytes {
+export function routeRuntimeFetches(
+  runtimeUrl: string,
+  port: MessagePort,
+  pushedFiles: readonly string[],
+): RuntimeFileBytes {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
   let nextId = 1;
-  // The boot files the host pushes without being asked, through the frame (they may be queued for
-  // this worker already); the first request for each takes it.
+  // The files the host pushes without being asked, through the frame (they may be queued for this
+  // worker already); the first request for each takes it.
   const pushes = new Map<string, (push: RuntimeFilePush) => void>();
   const pushed = new Map(
-    PUSHED_BOOT_FILES.map((file) => {
+    pushedFiles.map((file) => {
       const bytes = new Promise<HostData>((resolve, reject) =>
         pushes.set(file, ({ data, error }) => (data ? resolve(data) : reject(new Error(error ?? file)))),
       );

@@ -32,10 +32,10 @@ const describeError = (error: unknown): ErrorInfo => {
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
 };
 
-async function start({ runtimeUrl, snapshot, interrupt, port }: WorkerBoot): Promise<void> {
+async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBoot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
-  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port), snapshot);
+  const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port, pushed), snapshot);
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;

@@ -12,25 +12,41 @@ import type {
   WorkerReply,
   WorkerRequest,
 } from "../protocol/types.js";
-import { PUSHED_BOOT_FILES } from "../protocol/types.js";
+import { pushedFiles } from "../protocol/types.js";
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
 import { mark, markBootSteps } from "./marks.js";
-import { prefetchBootFiles, prefetchPackageSnapshot, runtimeFile, RUNTIME_URL } from "./runtime-files.js";
+import {
+  packageSnapshotEntry,
+  prefetchBootFiles,
+  prefetchPackageSnapshot,
+  runtimeFile,
+  RUNTIME_URL,
+} from "./runtime-files.js";
 
 const BOOT_TIMEOUT_MS = 120_000;
 
 /**
- * The boot files, unasked, each as soon as the page has it, to the frame: it reads the Blobs of
- * stored files and hands the worker the bytes while the worker's script is still being compiled.
+ * The files a worker starting from `snapshot` is pushed (protocol/types.ts: pushedFiles): the
+ * package snapshot's come from the manifest (none if it has none: that worker falls back).
  */
-function pushBootFiles(iframe: HTMLIFrameElement): void {
+async function filesToPush(snapshot: StartSnapshot): Promise<string[]> {
+  if (snapshot === "base") return pushedFiles(snapshot, []);
+  const entry = await packageSnapshotEntry();
+  return pushedFiles(snapshot, entry ? [entry.file, entry.record, entry.bundle] : []);
+}
+
+/**
+ * These runtime files, unasked, each as soon as the page has it, to the frame: it reads the Blobs
+ * of stored files and hands the worker the bytes while the worker's script is still being compiled.
+ */
+function pushFiles(iframe: HTMLIFrameElement, files: readonly string[]): void {
   const send = (push: RuntimeFilePush) => {
     if (!iframe.isConnected) return; // the engine is gone
     iframe.contentWindow?.postMessage(push, "*", push.data instanceof Uint8Array ? [push.data.buffer] : []);
   };
-  for (const file of PUSHED_BOOT_FILES) {
+  for (const file of files) {
     void runtimeFile(file).then(
       (data) => send({ type: "runtime-file-push", file, data, error: null }),
       (error: unknown) => send({ type: "runtime-file-push", file, data: null, error: String(error) }),
@@ -100,6 +116,7 @@ export class Engine {
     prefetchBootFiles(); // read while the frame and its worker start
     if (snapshot === "packages") prefetchPackageSnapshot();
     const script = workerScript(sandboxUrl);
+    const pushed = filesToPush(snapshot);
     const iframe = document.createElement("iframe");
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
     iframe.allow = "cross-origin-isolated";
@@ -115,12 +132,12 @@ export class Engine {
         if (!started) reject(new SandboxError("start_failed", `the sandbox did not start: ${message}`));
       };
       const sendScript = () =>
-        script.then(
-          (blob) => {
+        Promise.all([script, pushed]).then(
+          ([blob, files]) => {
             mark("worker-script-sent");
-            const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL, snapshot };
+            const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL, snapshot, pushed: files };
             iframe.contentWindow?.postMessage(start, "*");
-            pushBootFiles(iframe);
+            pushFiles(iframe, files);
           },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );

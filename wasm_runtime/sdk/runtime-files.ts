@@ -156,6 +156,7 @@ export function prefetchPackages(names: string[]): void {
 interface PackageSnapshotEntry {
   file: string;
   record: string;
+  bundle: string;
   packages: string[];
 }
 let packageSnapshot: Promise<PackageSnapshotEntry | null> | null = null;
@@ -166,20 +167,27 @@ export function packageSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
       const entry = (JSON.parse(await textOf(data)) as { packageSnapshot?: Partial<PackageSnapshotEntry> | null })
         .packageSnapshot;
       const named = (file: unknown): file is string => typeof file === "string" && RUNTIME_FILE_NAME.test(file);
-      if (!entry || !named(entry.file) || !named(entry.record) || !Array.isArray(entry.packages)) return null;
-      return { file: entry.file, record: entry.record, packages: entry.packages.filter((p) => typeof p === "string") };
+      if (
+        !entry ||
+        !named(entry.file) ||
+        !named(entry.record) ||
+        !named(entry.bundle) ||
+        !Array.isArray(entry.packages)
+      )
+        return null;
+      const packages = entry.packages.filter((p) => typeof p === "string");
+      return { file: entry.file, record: entry.record, bundle: entry.bundle, packages };
     },
     () => ((packageSnapshot = null), null),
   );
   return packageSnapshot;
 }
 
-/** Start reading the package snapshot, its record and its packages' wheels (a worker booting from it). */
+/** Start reading the package snapshot, its record and its files bundle (a worker booting from it). */
 export function prefetchPackageSnapshot(): void {
   void packageSnapshotEntry().then((entry) => {
     if (!entry) return;
-    for (const name of [entry.file, entry.record]) fileBytes(name).catch(() => undefined);
-    prefetchPackages(entry.packages);
+    for (const name of [entry.file, entry.record, entry.bundle]) fileBytes(name).catch(() => undefined);
   });
 }
 

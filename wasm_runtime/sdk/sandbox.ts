@@ -168,7 +168,10 @@ export class Sandbox extends EventTarget {
         forgetRecord(id);
         throw new SessionNotFound(`no saved sandbox ${id}: it was never persisted, or was deleted or expired`);
       }
-      prefetchPackages(record.packages); // read while the worker boots, wanted once it has
+      // Read while the worker boots, wanted once it has; a package snapshot boot has them already.
+      void startSnapshotFor(record.packages).then(
+        (snapshot) => snapshot === "base" && prefetchPackages(record.packages),
+      );
       const carried = readBlobs(id).then(({ files, state }): Carried => {
         mark("resume:read");
         return { files, state: state && { data: state, skipped: record.skipped, packages: record.packages } };
