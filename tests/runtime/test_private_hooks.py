@@ -96,3 +96,7 @@ def test_the_dynamic_linker_parts_the_package_snapshot_relinks_with(hooks: dict[
 def test_the_snapshot_restore_hook_and_the_loaded_packages_slot(hooks: dict[str, Any]) -> None:
     assert hooks["createModuleGlobal"] is True and hooks["restoreSnapshot"] is True
     assert hooks["loadedPackagesSlot"] is True
+
+
+def test_a_file_placed_in_a_memfs_directory_reads_back(hooks: dict[str, Any]) -> None:
+    assert hooks["memfsPlacedFile"] is True

@@ -49,9 +49,24 @@ console.log(
     createModuleGlobal: typeof globalThis._createPyodideModule === "function",
     restoreSnapshot: typeof pyodide._api.restoreSnapshot === "function",
     loadedPackagesSlot: module.__hiwire_get(6) === pyodide.loadedPackages,
+    // A file placed straight into a MEMFS directory reads back through the FS (placeFile).
+    memfsPlacedFile: placedFileReadsBack(),
     // A dlopen handle whose flag at +8 is set gives its bases at +12 (memory) and +20 (table).
     placedHandle:
       asm.includes("else{memoryBase=HEAPU32[handle+12>>>2>>>0];tableBase=HEAPU32[handle+20>>>2>>>0]}") &&
       asm.includes("var firstLoad=!handle||!HEAP8[handle+8>>>0]"),
   }),
 );
+
+function placedFileReadsBack() {
+  const { FS } = pyodide;
+  FS.mkdirTree("/tmp/placed");
+  const directory = FS.lookupPath("/tmp/placed").node;
+  const node = directory.node_ops.mknod(directory, "file.txt", 0o100666, 0);
+  node.contents = new TextEncoder().encode("placed");
+  node.usedBytes = node.contents.length;
+  return (
+    pyodide.runPython("open('/tmp/placed/file.txt').read()") === "placed" &&
+    Object.hasOwn(directory.contents, "file.txt")
+  );
+}

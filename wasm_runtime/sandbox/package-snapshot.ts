@@ -7,7 +7,7 @@
 import type { PyodideInterface } from "pyodide";
 import { bootStep } from "./boot-steps.js";
 import { parsePackageRecord, type PackageRecord } from "./package-record.js";
-import { linkerModule, withModuleHook } from "./pyodide-private.js";
+import { directoryNode, linkerModule, placeFile, withModuleHook } from "./pyodide-private.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 import { linkSideModules } from "./side-modules.js";
 
@@ -64,7 +64,14 @@ function heapOf(snapshot: Uint8Array): Uint8Array {
 function installFiles(pyodide: PyodideInterface, record: PackageRecord, files: Map<string, Uint8Array>): void {
   const { FS } = pyodide;
   for (const dir of record.fs.dirs) FS.mkdirTree(dir);
-  for (const [path, data] of files) FS.writeFile(path, data, { canOwn: true });
+  const directories = new Map<string, ReturnType<typeof directoryNode>>();
+  for (const [path, data] of files) {
+    const slash = path.lastIndexOf("/");
+    const dir = path.slice(0, slash);
+    let directory = directories.get(dir);
+    if (!directory) directories.set(dir, (directory = directoryNode(FS, dir)));
+    placeFile(directory, path.slice(slash + 1), data);
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ export const pyodideApi = (pyodide: PyodideInterface): PyodideApi => (pyodide as
 //   API.restoreSnapshot    writes the snapshot's heap; the side modules are linked right after
 //   Emscripten's dynamic linker (LDSO, loadWebAssemblyModule, newDSO, mergeLibSymbols, GOT, the
 //   table and its mirror) and Pyodide's reference table (__hiwire_get/__hiwire_set)
+//   MEMFS's directory `node_ops.mknod` and a file node's `contents`/`usedBytes` (placeFile)
 
 /** One loaded library as Emscripten's dynamic linker keeps it. */
 export interface Dso {
@@ -115,3 +116,29 @@ export async function withModuleHook<T>(
 
 export const linkerModule = (pyodide: PyodideInterface): LinkerModule =>
   (pyodide as unknown as { _module: LinkerModule })._module;
+
+/** A regular file as FS.writeFile makes it (mode 0o666). */
+const FILE_MODE = 0o100666;
+
+interface MemfsNode {
+  node_ops: { mknod(parent: MemfsNode, name: string, mode: number, dev: number): MemfsNode };
+  /** A file's bytes; a directory's entries by name. */
+  contents: Uint8Array | Record<string, MemfsNode> | null;
+  usedBytes: number;
+}
+
+/**
+ * A directory's node, to place many files in it with `placeFile`: FS.writeFile's open, write and
+ * close, each walking the path again, took ~6 times as long for the 1,900 files of a package boot.
+ */
+export const directoryNode = (FS: PyodideInterface["FS"], path: string): MemfsNode =>
+  (FS.lookupPath(path) as unknown as { node: MemfsNode }).node;
+
+/** A new file in a MEMFS directory whose contents are `data` itself (owned, not copied). */
+export function placeFile(directory: MemfsNode, name: string, data: Uint8Array): void {
+  const entries = directory.contents as Record<string, MemfsNode>;
+  if (Object.hasOwn(entries, name)) throw new Error(`${name} is already in its directory`);
+  const node = directory.node_ops.mknod(directory, name, FILE_MODE, 0);
+  node.contents = data;
+  node.usedBytes = data.length;
+}
