@@ -35,13 +35,28 @@ const describeError = (error: unknown): ErrorInfo => {
 async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBoot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const started = performance.now();
+  // Requests may come while Pyodide boots (a resume sends the session's files and variables as
+  // soon as the worker exists, so that copying them here overlaps the boot): they wait, in order.
+  let booted!: (handle: (request: WorkerRequest) => Promise<void>) => void;
+  const handler = new Promise<(request: WorkerRequest) => Promise<void>>((resolve) => (booted = resolve));
+  let queue = Promise.resolve();
+  let waiting = 0; // requests queued behind the current one
+  port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
+    const request = event.data;
+    if (request.type === "runtime-file") return;
+    waiting++;
+    queue = queue.then(async () => {
+      const handle = await handler;
+      waiting--;
+      return handle(request);
+    });
+  });
   const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port, pushed), snapshot);
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
-  let queue = Promise.resolve();
   // The cell under way, if any: a preload takes its next step only once it is over.
   let cell: Promise<unknown> = Promise.resolve();
   const noCell = async (): Promise<void> => {
@@ -107,16 +122,6 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBo
       reportFailure(runtime, id, error, post);
     }
   };
-  let waiting = 0; // requests queued behind the current one
-  port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
-    const request = event.data;
-    if (request.type === "runtime-file") return;
-    waiting++;
-    queue = queue.then(() => {
-      waiting--;
-      return handle(request);
-    });
-  });
   bootStep("booted");
   post({
     type: "booted",
@@ -125,6 +130,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBo
     snapshot: runtime.bootedFrom,
     steps: bootSteps(),
   });
+  booted(handle);
 }
 
 const LOG_LINES_SHOWN = 50;

@@ -103,9 +103,14 @@ export class Engine {
 
   /**
    * Start a frame and wait until its worker has booted Pyodide and the kernel package, from the
-   * `snapshot` asked for when it can (protocol/types.ts: StartSnapshot).
+   * `snapshot` asked for when it can (protocol/types.ts: StartSnapshot). `reachable` gets the
+   * engine as soon as requests can be sent: the worker takes them, in order, once booted.
    */
-  static start(sandboxUrl: string, snapshot: StartSnapshot = "base"): Promise<Engine> {
+  static start(
+    sandboxUrl: string,
+    snapshot: StartSnapshot = "base",
+    reachable?: (engine: Engine) => void,
+  ): Promise<Engine> {
     let srcdoc: string;
     try {
       srcdoc = frameDocument();
@@ -152,6 +157,7 @@ export class Engine {
         } else if (type === "frame-ready" && port && !engine) {
           mark("frame-ready");
           engine = new Engine(iframe, port, (event.data as { isolated?: unknown }).isolated === true, cleanup);
+          reachable?.(engine);
           engine.booted.then(
             () => ((started = true), clearTimeout(timer), resolve(engine!)),
             (e: Error) => fail(e.message),

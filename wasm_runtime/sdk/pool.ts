@@ -75,18 +75,20 @@ function refill(frameUrl: string, packages: string[] = []): void {
  * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
  * A `snapshot` other than the spares' ("base") gets an engine of its own; the spare stays.
+ * An engine started here is given to `reachable` before it has booted (Engine.start).
  */
 export async function claimEngine(
   frameUrl: string,
   anyBusy: BusyCheck,
   hold: Promise<unknown> = Promise.resolve(),
   snapshot: StartSnapshot = "base",
+  reachable?: (engine: Engine) => void,
 ): Promise<Engine> {
-  if (snapshot !== "base") return Engine.start(frameUrl, snapshot);
+  if (snapshot !== "base") return Engine.start(frameUrl, snapshot, reachable);
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;
-  if (!engine || !engine.alive) engine = await Engine.start(frameUrl);
+  if (!engine || !engine.alive) engine = await Engine.start(frameUrl, snapshot, reachable);
   if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, anyBusy, hold);
   return engine;
 }

@@ -529,6 +529,24 @@ export class Sandbox extends EventTarget {
    * Put carried variables into a new engine and report: a resume's or fork's (`resumeReport`), or
    * a restart's last save (`stateRestored` of the run that lost the worker).
    */
+  /**
+   * Every request that makes `engine` this sandbox's, posted at once (the worker takes them in
+   * order): the saved packages' preload, the configuration, the mirrored files, the carried
+   * variables. Each step's promise is awaited by the caller, in that order.
+   */
+  private sendSession(engine: Engine): { configured: Promise<void>; files: Promise<void>; state: Promise<void> } {
+    // Saved variables need their packages: the worker loads them while it takes the files.
+    const packages = this.carried?.state?.packages ?? [];
+    if (packages.length) void engine.call({ type: "preload", packages }).catch(() => undefined);
+    const configured = engine
+      .call({ type: "configure", config: this.settings.kernel })
+      .then((reply) => void expectReply(reply, "done"));
+    const files = this.mirror.restore(engine);
+    const state = this.carried ? this.restoreCarried(engine, this.carried) : Promise.resolve();
+    for (const step of [configured, files, state]) step.catch(() => undefined); // awaited by the caller
+    return { configured, files, state };
+  }
+
   private async restoreCarried(engine: Engine, { files, state, savedAt }: Carried): Promise<void> {
     this.carried = null;
     const notRestored = [...(state?.skipped ?? [])];
@@ -623,7 +641,7 @@ export class Sandbox extends EventTarget {
   }
 
   /**
-   * Take a booted engine, configure it for this sandbox, and restore the mirrored files. After a
+   * Take an engine, configure it for this sandbox, and restore the mirrored files. After a
    * lost engine (`restart`) a persisted sandbox also gets its last save's variables back, so the
    * next save never overwrites them with an empty interpreter's.
    */
@@ -646,8 +664,14 @@ export class Sandbox extends EventTarget {
     this.engine = null;
     const needed = restart ? (this.persisted?.savedPackages ?? []) : this.startPackages;
     const snapshot = await startSnapshotFor(needed);
+    // A new engine takes requests before its worker has booted: the session's files and variables
+    // are sent as soon as they are here, so that copying tens of MB to the worker overlaps its boot.
+    let reachable!: (engine: Engine) => void;
+    const early = new Promise<Engine>((resolve) => (reachable = resolve));
+    const booted = claimEngine(FRAME_URL, anySandboxBusy, restoring, snapshot, reachable);
+    booted.catch(() => undefined); // awaited below
     const [engine, saved, incoming] = await Promise.all([
-      claimEngine(FRAME_URL, anySandboxBusy, restoring, snapshot),
+      Promise.race([early, booted]),
       restart && this.persisted ? this.persisted.lastSaved().catch(() => null) : null,
       this.incoming?.then(
         (carried) => ({ carried }),
@@ -661,23 +685,22 @@ export class Sandbox extends EventTarget {
     }
     if (incoming) this.carry(incoming.carried);
     if (this.current === "closed") return engine.kill();
-    if (this.carried) mark("resume:engine");
+    const resuming = this.carried !== null; // a resume or a fork (their steps are marked)
     if (saved)
       this.carried = {
         files: new Map(),
         state: saved.state,
         savedAt: saved.savedAt,
       };
-    // Saved variables need their packages: the worker loads them while it takes the files.
-    const packages = this.carried?.state?.packages ?? [];
-    if (packages.length) void engine.call({ type: "preload", packages }).catch(() => undefined);
-    expectReply(await engine.call({ type: "configure", config: this.settings.kernel }), "done");
-    await this.mirror.restore(engine);
-    if (this.carried) {
-      mark("resume:files");
-      await this.restoreCarried(engine, this.carried);
-      mark("resume:state");
-    }
+    const { configured, files, state } = this.sendSession(engine);
+    await booted;
+    if (resuming) mark("resume:engine");
+    await configured;
+    await files;
+    if (resuming) mark("resume:files");
+    await state;
+    if (resuming) mark("resume:state");
+    if (this.isClosed()) return engine.kill(); // closed while the worker booted
     engine.onDeath = (error) => {
       if (this.current !== "ready") return;
       this.lostWhileIdle = error.message;
