@@ -73,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="make every package work offline after one visit (else packages are cached when used)",
     )
+    export_parser.add_argument(
+        "--package-snapshot",
+        action="store_true",
+        help="also ship the package snapshot (125 MB, which static hosts rarely compress): resumed "
+        "numpy/pandas sessions then start without loading those packages",
+    )
 
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
@@ -108,7 +114,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_mcp(timeout=args.timeout, session=args.session, data_dir=args.data_dir)
     if args.command == "export":
-        return export_folder(args.dir, args.base_path, console, precache_all=args.precache_all)
+        return export_folder(
+            args.dir,
+            args.base_path,
+            console,
+            precache_all=args.precache_all,
+            package_snapshot=args.package_snapshot,
+        )
     if args.command == "serve":
         return serve_app(
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
@@ -134,12 +146,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def export_folder(
-    out_dir: Path, base_path: str | None, console: Console, *, precache_all: bool = False
+    out_dir: Path,
+    base_path: str | None,
+    console: Console,
+    *,
+    precache_all: bool = False,
+    package_snapshot: bool = False,
 ) -> int:
     from backend.site_export import ExportError, ExportOptions, export_site
 
     try:
-        options = ExportOptions(out_dir=out_dir, base_path=base_path, precache_all=precache_all)
+        options = ExportOptions(
+            out_dir=out_dir,
+            base_path=base_path,
+            precache_all=precache_all,
+            package_snapshot=package_snapshot,
+        )
         summary = export_site(options)
     except ExportError as exc:
         console.print(f"[red]Export failed:[/red] {exc}")

@@ -11,6 +11,7 @@ an existing DIR is replaced only if an earlier export made it.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -48,6 +49,9 @@ class ExportOptions:
     base_path: str | None = None
     # Precache every package wheel, not only the boot files (the rest are cached when first used).
     precache_all: bool = False
+    # Ship the package snapshot's three files (125 MB that static hosts rarely compress); without
+    # them a resumed numpy/pandas session loads those packages as a runtime without one does.
+    package_snapshot: bool = False
     js_dir: Path = JS_DIR
     runtime_dir: Path = RUNTIME_DIR
     web_dir: Path = REPO_ROOT / "web"
@@ -83,6 +87,8 @@ def export_site(options: ExportOptions) -> ExportSummary:
     try:
         for source, target in sources:
             copy_tree(source, staging / target)
+        if not options.package_snapshot:
+            drop_package_snapshot(staging / "runtime")
         shutil.copy2(options.web_dir / "styles.css", staging / "app" / "styles.css")
         for name in EMBED_FILES:
             shutil.copy2(options.js_dir / "embed" / name, staging / name)
@@ -140,6 +146,22 @@ def copy_tree(source: Path, target: Path) -> None:
         destination = target / path.relative_to(source)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, destination)
+
+
+def drop_package_snapshot(runtime: Path) -> None:
+    """Remove the package snapshot's files and the manifest's mention of them."""
+    manifest_path = runtime / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    entry = manifest.get("packageSnapshot")
+    if not entry:
+        return
+    for key in ("file", "record", "bundle"):
+        name = entry.get(key)
+        if isinstance(name, str) and "/" not in name:
+            (runtime / name).unlink(missing_ok=True)
+            manifest["files"].pop(name, None)
+    manifest["packageSnapshot"] = None
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def write_pages(web_dir: Path, staging: Path, base_path: str | None) -> list[str]:

@@ -192,3 +192,51 @@ def test_the_app_carries_its_policy_in_a_meta(built: dict[str, Path], tmp_path: 
     assert "frame-ancestors" not in html, "a meta policy cannot hold it"
     assert "base-uri 'self'" in html and meta < html.index('<base href="/sub/">')
     assert "Content-Security-Policy" not in (out / "examples" / "embed.html").read_text()
+
+
+def with_package_snapshot(runtime: Path) -> None:
+    """The manifest and files of a build that made the package snapshot."""
+    names = {"file": "snapshot-pandas.bin", "record": "snapshot-pandas.json"}
+    names["bundle"] = "snapshot-pandas-files.bin"
+    for name in names.values():
+        write(runtime / name, name.encode())
+    manifest = json.loads((runtime / "manifest.json").read_text())
+    manifest["files"] = {name: {"sha256": "0" * 64, "size": 1} for name in names.values()}
+    manifest["files"]["snapshot.bin"] = {"sha256": "1" * 64, "size": 1}
+    manifest["packageSnapshot"] = {**names, "packages": ["numpy", "pandas"]}
+    (runtime / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_the_package_snapshot_is_left_out_unless_asked_for(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    with_package_snapshot(built["runtime_dir"])
+    site = export(built, tmp_path / "site")
+    manifest = json.loads((site / "runtime" / "manifest.json").read_text())
+    assert manifest["packageSnapshot"] is None
+    assert set(manifest["files"]) == {"snapshot.bin"}
+    assert not list((site / "runtime").glob("snapshot-pandas*"))
+    assert "snapshot-pandas" not in (site / "sw.js").read_text()
+    # The build itself is untouched.
+    assert (built["runtime_dir"] / "snapshot-pandas.bin").is_file()
+
+
+def test_the_package_snapshot_ships_when_asked_for(built: dict[str, Path], tmp_path: Path) -> None:
+    with_package_snapshot(built["runtime_dir"])
+    out = tmp_path / "site"
+    export_site(
+        ExportOptions(
+            out_dir=out,
+            package_snapshot=True,
+            js_dir=built["js_dir"],
+            runtime_dir=built["runtime_dir"],
+            web_dir=built["web_dir"],
+        )
+    )
+    manifest = json.loads((out / "runtime" / "manifest.json").read_text())
+    assert manifest["packageSnapshot"]["bundle"] == "snapshot-pandas-files.bin"
+    assert {p.name for p in (out / "runtime").glob("snapshot-pandas*")} == {
+        "snapshot-pandas.bin",
+        "snapshot-pandas.json",
+        "snapshot-pandas-files.bin",
+    }
