@@ -161,7 +161,8 @@ def drop_package_snapshot(runtime: Path) -> None:
             (runtime / name).unlink(missing_ok=True)
             manifest["files"].pop(name, None)
     manifest["packageSnapshot"] = None
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    manifest_path.write_text(text, encoding="utf-8")
 
 
 def write_pages(web_dir: Path, staging: Path, base_path: str | None) -> list[str]:

@@ -128,7 +128,8 @@ class StorageReport(WireModel):
 
 class Environment(WireModel):
     """`sb.environment()`: the kernel's description, the worker's latest loader lines, how a
-    stopped run ends (SDK `mode.ts`) and the page's storage. Read against the shared fixtures in
+    stopped run ends (SDK `mode.ts`), the page's storage, and the snapshot the worker started
+    from ("packages": numpy and pandas came imported). Read against the shared fixtures in
     tests/fixtures/environment/, which the TS schema is checked on too."""
 
     python: str
@@ -138,4 +139,5 @@ class Environment(WireModel):
     log: list[str]
     mode: Literal["interrupt", "terminate-only"]
     mode_reason: str | None
+    snapshot: Literal["packages", "base", "none"]
     storage: StorageReport | None = None
