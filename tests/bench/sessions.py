@@ -98,7 +98,7 @@ STEPS = {
     "filesReceived": "package snapshot: its files bundle in the worker (from the start)",
     "modulesCompiled": "package snapshot: side modules compiled (from the start)",
     "modulesLinked": "package snapshot: side modules linked (from the start)",
-    "filesWritten": "package snapshot: wheel files written (from the start)",
+    "filesWritten": "package snapshot: its files placed (from the start)",
     "pyodideBooted": "Pyodide booted (from the start)",
 }
 
