@@ -50,12 +50,15 @@ def built(tmp_path: Path) -> dict[str, Path]:
     return {"runtime_dir": runtime, "js_dir": js, "web_dir": web}
 
 
-def export(built: dict[str, Path], out: Path, base_path: str | None = None) -> Path:
+def export(
+    built: dict[str, Path], out: Path, base_path: str | None = None, package_snapshot: bool = False
+) -> Path:
     dirs = built
     export_site(
         ExportOptions(
             out_dir=out,
             base_path=base_path,
+            package_snapshot=package_snapshot,
             js_dir=dirs["js_dir"],
             runtime_dir=dirs["runtime_dir"],
             web_dir=dirs["web_dir"],
@@ -223,16 +226,7 @@ def test_the_package_snapshot_is_left_out_unless_asked_for(
 
 def test_the_package_snapshot_ships_when_asked_for(built: dict[str, Path], tmp_path: Path) -> None:
     with_package_snapshot(built["runtime_dir"])
-    out = tmp_path / "site"
-    export_site(
-        ExportOptions(
-            out_dir=out,
-            package_snapshot=True,
-            js_dir=built["js_dir"],
-            runtime_dir=built["runtime_dir"],
-            web_dir=built["web_dir"],
-        )
-    )
+    out = export(built, tmp_path / "site", package_snapshot=True)
     manifest = json.loads((out / "runtime" / "manifest.json").read_text())
     assert manifest["packageSnapshot"]["bundle"] == "snapshot-pandas-files.bin"
     assert {p.name for p in (out / "runtime").glob("snapshot-pandas*")} == {
