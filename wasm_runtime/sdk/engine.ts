@@ -118,7 +118,8 @@ export class Engine {
       return Promise.reject(error as Error);
     }
     mark("engine-start");
-    prefetchBootFiles(); // read while the frame and its worker start
+    // Read while the frame and its worker start (a package boot's base snapshot only if it falls back).
+    prefetchBootFiles(pushedFiles(snapshot, []));
     if (snapshot === "packages") prefetchPackageSnapshot();
     const script = workerScript(sandboxUrl);
     const pushed = filesToPush(snapshot);

@@ -127,11 +127,11 @@ function fileBytes(name: string): Promise<RuntimeData> {
 }
 
 /**
- * Start reading the files every worker asks for at boot (from the store, the HTTP cache or the
- * network), while the frame and its worker are still starting.
+ * Start reading these boot files (all by default) from the store, the HTTP cache or the
+ * network, while the frame and its worker are still starting.
  */
-export function prefetchBootFiles(): void {
-  for (const name of BOOT_FILES) fileBytes(name).catch(() => undefined);
+export function prefetchBootFiles(names: readonly string[] = BOOT_FILES): void {
+  for (const name of names) fileBytes(name).catch(() => undefined);
 }
 
 /**
