@@ -526,10 +526,6 @@ export class Sandbox extends EventTarget {
   }
 
   /**
-   * Put carried variables into a new engine and report: a resume's or fork's (`resumeReport`), or
-   * a restart's last save (`stateRestored` of the run that lost the worker).
-   */
-  /**
    * Every request that makes `engine` this sandbox's, posted at once (the worker takes them in
    * order): the saved packages' preload, the configuration, the mirrored files, the carried
    * variables. Each step's promise is awaited by the caller, in that order.
@@ -547,6 +543,10 @@ export class Sandbox extends EventTarget {
     return { configured, files, state };
   }
 
+  /**
+   * Put carried variables into a new engine and report: a resume's or fork's (`resumeReport`), or
+   * a restart's last save (`stateRestored` of the run that lost the worker).
+   */
   private async restoreCarried(engine: Engine, { files, state, savedAt }: Carried): Promise<void> {
     this.carried = null;
     const notRestored = [...(state?.skipped ?? [])];
