@@ -11,6 +11,7 @@
 //   PACKAGES: comma-separated package names, each loaded then its modules imported
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gotDigest } from "../sandbox/got-digest.mjs";
 import { bootWarm } from "./warm_boot.mjs";
 
 // Made by the worker itself or per process, never by a package install.
@@ -144,20 +145,3 @@ console.log(
     bundleBytes: bundle.length,
   }),
 );
-
-/**
- * The global offset table as a count and a digest of its sorted name=value lines: FNV-1a, cheap
- * enough to check synchronously while the worker links (gotDigest in sandbox/side-modules.ts).
- */
-function gotDigest(got) {
-  const lines = Object.entries(got)
-    .map(([name, cell]) => `${name}=${cell.value}`)
-    .sort();
-  let hash = 0x811c9dc5;
-  for (const line of lines)
-    for (let i = 0; i <= line.length; i++) {
-      hash ^= i < line.length ? line.charCodeAt(i) : 10;
-      hash = Math.imul(hash, 0x01000193) >>> 0;
-    }
-  return { count: lines.length, fnv1a: hash };
-}

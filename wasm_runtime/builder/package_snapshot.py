@@ -25,6 +25,8 @@ from wasm_runtime.builder.lockfile import closure
 from wasm_runtime.builder.snapshot import snapshot_key
 
 SCRIPT = Path(__file__).with_name("make_package_snapshot.mjs")
+# The record's GOT digest, shared with the worker that checks it.
+GOT_DIGEST = Path(__file__).parent.parent / "sandbox" / "got-digest.mjs"
 # Loaded and imported in this order; cloudpickle is what a session's variables are saved with.
 PACKAGES = ("numpy", "pandas", "cloudpickle")
 SNAPSHOT_FILE = "snapshot-pandas.bin"
@@ -45,7 +47,9 @@ class PackageSnapshot:
 
 def package_snapshot_key(lock: PyodideLockSpec, kernel_wheel: Path) -> str:
     """Changes with the base snapshot's inputs, this script, and any wheel it loads."""
-    digest = hashlib.sha256(snapshot_key(kernel_wheel).encode() + SCRIPT.read_bytes())
+    digest = hashlib.sha256(
+        snapshot_key(kernel_wheel).encode() + SCRIPT.read_bytes() + GOT_DIGEST.read_bytes()
+    )
     for name in sorted(closure(lock, PACKAGES)):
         spec = lock.packages[name]
         digest.update(f"{name}={spec.file_name}={spec.sha256}\n".encode())

@@ -5,6 +5,7 @@
 // bases, rebuilds the table and the global offset table exactly as they were (checked below);
 // then the heap is written again, since the modules' start-up wrote into their data.
 // Any difference throws: the caller boots without the package snapshot.
+import { gotDigest } from "./got-digest.mjs";
 import type { PackageRecord } from "./package-record.js";
 import type { LinkerModule, LinkFlags } from "./pyodide-private.js";
 
@@ -119,18 +120,4 @@ function noFileSystem(record: PackageRecord): LinkFlags["fs"] {
       throw new Error(`${path} is needed by a side module but is not in the record (${record.libs.length} libraries)`);
     },
   };
-}
-
-/** Count and FNV-1a of the sorted name=value lines (as builder/make_package_snapshot.mjs). */
-export function gotDigest(got: Record<string, WebAssembly.Global>): { count: number; fnv1a: number } {
-  const lines = Object.entries(got)
-    .map(([name, cell]) => `${name}=${String(cell.value)}`)
-    .sort();
-  let hash = 0x811c9dc5;
-  for (const line of lines)
-    for (let i = 0; i <= line.length; i++) {
-      hash ^= i < line.length ? line.charCodeAt(i) : 10;
-      hash = Math.imul(hash, 0x01000193) >>> 0;
-    }
-  return { count: lines.length, fnv1a: hash };
 }
