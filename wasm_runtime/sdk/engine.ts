@@ -41,8 +41,9 @@ async function filesToPush(snapshot: StartSnapshot): Promise<string[]> {
  * These runtime files, unasked, each as soon as the page has it, to the frame: it reads the Blobs
  * of stored files and hands the worker the bytes while the worker's script is still being compiled.
  */
-function pushFiles(iframe: HTMLIFrameElement, files: readonly string[]): void {
+function pushFiles(iframe: HTMLIFrameElement, files: readonly string[], sent: (file: string) => void): void {
   const send = (push: RuntimeFilePush) => {
+    sent(push.file);
     if (!iframe.isConnected) return; // the engine is gone
     iframe.contentWindow?.postMessage(push, "*", push.data instanceof Uint8Array ? [push.data.buffer] : []);
   };
@@ -131,6 +132,10 @@ export class Engine {
     return new Promise<Engine>((resolve, reject) => {
       let engine: Engine | null = null;
       let started = false;
+      // Where the start stands, for the timeout's message: a hang says which part never came.
+      let stage = "the sandbox frame never loaded";
+      const unsent = new Set<string>();
+      const where = () => (unsent.size ? `${stage}; the page was still reading ${[...unsent].join(", ")}` : stage);
       const fail = (message: string) => {
         cleanup();
         iframe.remove();
@@ -143,20 +148,27 @@ export class Engine {
             mark("worker-script-sent");
             const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL, snapshot, pushed: files };
             iframe.contentWindow?.postMessage(start, "*");
-            pushFiles(iframe, files);
+            stage = "the sandbox worker never reported ready";
+            files.forEach((file) => unsent.add(file));
+            pushFiles(iframe, files, (file) => unsent.delete(file));
           },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
-      const timer = setTimeout(() => fail("boot timed out"), BOOT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(`boot timed out after ${BOOT_TIMEOUT_MS / 1000} s: ${where()}`),
+        BOOT_TIMEOUT_MS,
+      );
       const onMessage = (event: MessageEvent) => {
         if (event.source !== iframe.contentWindow || typeof event.data !== "object" || event.data === null) return;
         const { type } = event.data as { type?: unknown };
         const port = event.ports[0];
         if (type === "frame-loaded" && !engine) {
           mark("frame-loaded");
+          stage = "the page never had the worker's script and start-up files";
           void sendScript();
         } else if (type === "frame-ready" && port && !engine) {
           mark("frame-ready");
+          stage = "the sandbox worker was still booting Python";
           engine = new Engine(iframe, port, (event.data as { isolated?: unknown }).isolated === true, cleanup);
           reachable?.(engine);
           engine.booted.then(
@@ -212,14 +224,23 @@ export class Engine {
     }
   }
 
-  /** A refused message ends the call it answered, with an error naming the field; others are dropped. */
+  /**
+   * A refused message ends the call it answered, with an error naming the field (a refused
+   * `booted` ends the start: waiting would only end in the boot timeout); others are dropped.
+   */
   private refuse({ field, problem, id, type }: Refusal): void {
+    const what = `the sandbox's ${JSON.stringify(type ?? "untyped")} message was refused`;
+    const error = new SandboxError("protocol", `${what}: ${field || "the message"}: ${problem}`, { field });
+    if (type === "booted" && this.bootWaiter) {
+      this.bootWaiter(error);
+      this.bootWaiter = null;
+      return;
+    }
     const waiter = id === null ? undefined : this.pending.get(id);
     if (id === null || !waiter) return;
     this.pending.delete(id);
     this.runs.delete(id);
-    const what = `the sandbox's ${JSON.stringify(type ?? "untyped")} message was refused`;
-    waiter(new SandboxError("protocol", `${what}: ${field || "the message"}: ${problem}`, { field }));
+    waiter(error);
   }
 
   private sendRuntimeFile(fetchId: number, file: string): void {

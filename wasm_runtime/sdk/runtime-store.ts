@@ -9,6 +9,8 @@
 import { sha256Hex } from "./hash.js";
 
 const STORE = "wasmbox-runtime";
+// An answer takes milliseconds; a lookup still pending after this is abandoned.
+const LOOKUP_TIMEOUT_MS = 5_000;
 
 const keyOf = (base: string, name: string, sha256: string): string =>
   `${base}${encodeURIComponent(name)}?sha256=${sha256}`;
@@ -26,11 +28,19 @@ function open(): Promise<Cache> | null {
  * cache until a reader needs it, and a Blob crosses to the sandbox by reference, uncopied.
  */
 export async function storedFile(base: string, name: string, sha256: string): Promise<Blob | null> {
-  try {
+  const lookup = (async () => {
     const hit = await (await open())?.match(keyOf(base, name, sha256));
     return hit ? await hit.blob() : null;
+  })();
+  // A store that does not answer is a miss, not a stalled start: the file comes from the network.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LOOKUP_TIMEOUT_MS)));
+  try {
+    return await Promise.race([lookup, late]);
   } catch {
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -158,3 +158,45 @@ def test_a_package_that_does_not_match_the_manifest_is_refused(
     assert "joblib-1.4.0-py3-none-any.whl is not the runtime's file" in message, message
     assert "joblib" not in stored_names(page)
     context.close()
+
+
+def test_a_store_that_never_answers_is_a_miss(browser: Browser, isolated_server: str) -> None:
+    """A page's CacheStorage can stall (seen once in CI: a repeat visit waited out the whole boot
+    timeout). A lookup that does not answer is abandoned and the file comes from the network."""
+    context = browser.new_context()
+    context.add_init_script("CacheStorage.prototype.open = () => new Promise(() => {});")
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("requestfinished", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
+    page.goto(f"{isolated_server}{SDK_PAGE}")
+    page.wait_for_function("() => window.sdkReady === true")
+    assert page.evaluate(RUN_6_TIMES_7) == "42"
+    assert set(LARGE_FILES) <= set(fetched)
+    context.close()
+
+
+def test_a_malformed_booted_message_ends_the_start_at_once(
+    browser: Browser, isolated_server: str
+) -> None:
+    """The worker's `booted` is parsed like any message; refused, the start fails with the reason
+    rather than waiting out the boot timeout."""
+    context = browser.new_context()
+
+    def malformed(route: Route) -> None:
+        body = route.fetch().text()
+        assert "bootMs: performance.now() - started" in body
+        route.fulfill(
+            status=200,
+            content_type="text/javascript",
+            body=body.replace("bootMs: performance.now() - started", 'bootMs: "soon"'),
+        )
+
+    context.route("**/sandbox/worker.js", malformed)
+    page = open_sdk(context, isolated_server)
+    error = page.evaluate(
+        "async () => { try { await wasmbox.Sandbox.create(); return null; }"
+        " catch (e) { return String(e.message ?? e); } }"
+    )
+    assert error is not None and 'the sandbox\'s "booted" message was refused' in error, error
+    assert "bootMs" in error and "timed out" not in error, error
+    context.close()
