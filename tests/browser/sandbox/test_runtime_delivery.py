@@ -61,6 +61,11 @@ PUT_ENTRY = (
 RUN_6_TIMES_7 = """async () =>
   (await (await wasmbox.Sandbox.create()).execute('6 * 7')).value['text/plain']"""
 
+# `create`'s error message, or null when the sandbox started.
+START_ERROR = """async () => {
+  try { await wasmbox.Sandbox.create(); return null; } catch (e) { return String(e.message ?? e); }
+}"""
+
 
 def stored_names(page: Page) -> set[str]:
     return {key.split("?")[0] for key in page.evaluate(STORE_KEYS)}
@@ -128,10 +133,7 @@ def test_a_page_that_cannot_read_the_runtime_gets_a_clear_start_error(
 
     context.route("**/runtime/**", page_fetch_fails)
     page = open_sdk(context, isolated_server)
-    error = page.evaluate(
-        "async () => { try { await wasmbox.Sandbox.create(); return null; }"
-        " catch (e) { return String(e.message ?? e); } }"
-    )
+    error = page.evaluate(START_ERROR)
     assert error is not None and "could not be read" in error, error
     assert from_frame == []
     context.close()
@@ -193,10 +195,7 @@ def test_a_malformed_booted_message_ends_the_start_at_once(
 
     context.route("**/sandbox/worker.js", malformed)
     page = open_sdk(context, isolated_server)
-    error = page.evaluate(
-        "async () => { try { await wasmbox.Sandbox.create(); return null; }"
-        " catch (e) { return String(e.message ?? e); } }"
-    )
+    error = page.evaluate(START_ERROR)
     assert error is not None and 'the sandbox\'s "booted" message was refused' in error, error
     assert "bootMs" in error and "timed out" not in error, error
     context.close()
