@@ -1,6 +1,6 @@
 """A resumed session whose variables need only numpy, pandas and cloudpickle starts its worker from
 the package snapshot (those packages already imported, their side modules re-linked), and works as
-one that installed them: the DataFrame, lazily imported parts of pandas, new random numbers."""
+one that installed them: the DataFrame, lazily imported parts of pandas, its random generators."""
 
 from __future__ import annotations
 
@@ -69,16 +69,16 @@ def test_a_pandas_session_resumes_from_the_package_snapshot(
     )
 
 
-def test_random_numbers_differ_between_resumes(page: Page, isolated_server: str) -> None:
-    """The snapshot froze numpy's and random's states; each worker reseeds them."""
-    sandbox_id = saved_and_reloaded(page, isolated_server, SETUP)
-    draws = []
-    for _ in range(2):
-        resume(page, sandbox_id)
-        assert snapshot_of(page, sandbox_id) == "packages"
-        draws.append(plain(page, sandbox_id, "import random; np.random.random(), random.random()"))
-        page.evaluate("id => wasmbox.Sandbox.get(id).close({ save: false })", sandbox_id)
-    assert draws[0] != draws[1]
+def test_a_resume_draws_what_the_saved_generators_would(page: Page, isolated_server: str) -> None:
+    """The snapshot froze numpy's and random's states and each worker reseeds them; then the
+    session's own saved states come back, so a seeded session draws the numbers it would have."""
+    seeded = SETUP + "\nimport random\nrandom.seed(3); np.random.seed(3)"
+    sandbox_id = saved_and_reloaded(page, isolated_server, seeded)
+    resume(page, sandbox_id)
+    assert snapshot_of(page, sandbox_id) == "packages"
+    draws = "random.random(), float(np.random.random())"
+    expected = "random.Random(3).random(), float(np.random.RandomState(3).random())"
+    assert plain(page, sandbox_id, draws) == plain(page, sandbox_id, expected)
 
 
 def test_a_session_without_those_packages_boots_from_the_base_snapshot(

@@ -24,6 +24,7 @@ from .fsscan import Snapshot, changed_files, scan
 from .import_guard import ImportGuard
 from .interpreter import prepare_interpreter
 from .mime import mime_bundle
+from .module_attributes import Attribute, assigned_paths, module_attributes
 from .options import KernelOptions
 from .policy import Policy, PolicyViolation, Violation
 from .result import (
@@ -36,7 +37,8 @@ from .result import (
     Outcome,
     PolicyInfo,
 )
-from .state import Restored, SavedState, load_state, save_state
+from .settings_state import Baseline
+from .state import Restored, SavedState, Surroundings, load_state, save_state
 from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 
@@ -74,6 +76,10 @@ class Kernel:
         prepare_interpreter()
         mpl_config = _configure_matplotlib()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
+        # What a save keeps beside the variables: settings that differ from these, and the
+        # module attributes the cells assigned (`state.py`).
+        self._baseline = Baseline.now()
+        self._assigned: set[Attribute] = set()
 
     @property
     def namespace(self) -> dict[str, object]:
@@ -88,17 +94,25 @@ class Kernel:
         self._files = None
 
     def save_state(self) -> SavedState:
-        """The cells' variables, pickled; the ones that cannot be are named (see `state.py`)."""
+        """The cells' variables, module attributes and settings, pickled; the ones that cannot
+        be are named (see `state.py`)."""
+        around = Surroundings(
+            baseline=self._baseline,
+            assigned=self._assigned,
+            own_code=self._options.cwd,
+            injected=("display",),
+        )
         with _as_main_module(self._main):
-            return save_state(self.namespace, injected=("display",))
+            return save_state(self.namespace, around)
 
     def load_state(self, data: bytes) -> Restored:
         """Restore variables saved by `save_state` (in another worker) into this kernel."""
         # A JS Uint8Array arrives as a proxy: `to_bytes` copies it at once, `bytes()` byte by byte.
         to_bytes = getattr(data, "to_bytes", None)
         raw = to_bytes() if callable(to_bytes) else bytes(data)
-        with _as_main_module(self._main):
-            return load_state(self.namespace, raw)
+        # In the working directory, as the cells import: the session's own modules are there.
+        with _as_main_module(self._main), contextlib.chdir(self._options.cwd):
+            return load_state(self.namespace, raw, self._assigned)
 
     def close(self) -> None:
         """Forget this kernel's cells: their source lines (kept for tracebacks) and its globals.
@@ -153,11 +167,12 @@ class Kernel:
             if self._policy is not None and (refusal := self._policy.check_tree(tree)):
                 return _refused(refusal, filename, out, err, audit)
             cell = compile_cell(tree, code, filename)
+            assigned = assigned_paths(tree)
         except SyntaxError as exc:
             error = self._error(exc.with_traceback(None))  # the frames are the kernel's
             return _result("OUTCOME_FAILED", out, err, audit, error=error)
         execution = self._execute(
-            cell, run_id, out, err, audit, on_cell or _no_cell_callback, load_failures
+            cell, run_id, out, err, audit, on_cell or _no_cell_callback, load_failures, assigned
         )
         if cell.awaits:
             return asyncio.ensure_future(execution)
@@ -172,6 +187,7 @@ class Kernel:
         audit: Audit,
         on_cell: CellCallback,
         load_failures: Sequence[str] = (),
+        assigned: Sequence[tuple[tuple[str, ...], str]] = (),
     ) -> ExecutionResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
@@ -189,6 +205,8 @@ class Kernel:
                 failure = exc
             finally:
                 on_cell(False)
+            # The module attributes the cell set, resolved now its imports are bound.
+            self._assigned.update(module_attributes(assigned, self.namespace))
             try:
                 run.displays.extend(take_open_figures())
             except Exception as exc:

@@ -1,9 +1,15 @@
-"""Saving and restoring the cells' variables for a session that outlives its worker.
+"""Saving and restoring a session's Python state for a session that outlives its worker.
 
 What can be pickled (cloudpickle: also lambdas and classes or functions defined in cells) is
-saved in one pickle, so two names for one object stay one object. Imported modules are saved
-as their names and imported again. Everything else is named with the reason, never dropped
-silently: the host stores that list and reports it when the session is resumed.
+saved in one pickle, so two names for one object stay one object: the cells' variables, the
+module attributes the session set (`module_attributes.py`) and the interpreter's settings
+(`settings_state.py`). Imported modules are saved as their names and imported again.
+Everything else is named with the reason, never dropped silently: the host stores that list
+and reports it when the session is resumed.
+
+A save is two pickles one after the other: a small header (the format, and the settings that
+must be back before anything is unpickled: environment variables, `sys.path`), then the body.
+Saves of format 1 (one pickle, variables and modules only) still load.
 """
 
 from __future__ import annotations
@@ -12,10 +18,15 @@ import io
 import pickle
 import sys
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-FORMAT = 1
+from . import settings_state
+from .module_attributes import Attribute, module_values, own_modules
+from .settings_state import Baseline
+
+FORMAT = 2
 PROTOCOL = 5
 
 
@@ -31,6 +42,20 @@ class SavedState(TypedDict):
     """Variables that could not be saved, each with why."""
     modules: list[str]
     """Top-level modules loaded when saved: the host loads their packages before restoring."""
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What a save keeps beside the namespace (the kernel knows it)."""
+
+    baseline: Baseline
+    """The settings a new kernel has: only the ones that differ are saved."""
+    assigned: Iterable[Attribute] = ()
+    """Module attributes the cells assigned or deleted."""
+    own_code: str | None = None
+    """The directory whose imported modules are the session's own (their values are saved)."""
+    injected: Iterable[str] = field(default=())
+    """Names the kernel put in the namespace itself (`display`): not saved."""
 
 
 class Restored(TypedDict):
@@ -60,47 +85,135 @@ def _dumps(value: object) -> bytes:
     return buffer.getvalue()
 
 
-def save_state(namespace: Mapping[str, object], injected: Iterable[str] = ()) -> SavedState:
-    """Pickle the namespace's user variables; name each one that cannot be pickled."""
+def _unsaved(value: object) -> str | None:
+    """Why a value is left out before pickling is even tried, if it is."""
+    if isinstance(value, io.IOBase):
+        # cloudpickle would save a file opened for reading as a copy of its text: different.
+        what = "a closed file object" if value.closed else "an open file"
+        return f"{what} is not saved: open it again"
+    return None
+
+
+def _attributes(around: Surroundings) -> tuple[dict[Attribute, object], list[Attribute]]:
+    """The module attributes to set again (by value) and to delete again."""
+    wanted = set(around.assigned)
+    if around.own_code is not None:
+        for own in own_modules(around.own_code):
+            wanted.update(module_values(own))
+    values: dict[Attribute, object] = {}
+    deleted: list[Attribute] = []
+    for key in sorted(wanted):
+        module = sys.modules.get(key[0])
+        if module is None:
+            continue
+        contents = vars(module)
+        if key[1] in contents:
+            values[key] = contents[key[1]]
+        else:
+            deleted.append(key)
+    return values, deleted
+
+
+def _label(key: str | Attribute) -> str:
+    return key if isinstance(key, str) else ".".join(key)
+
+
+def save_state(namespace: Mapping[str, object], around: Surroundings) -> SavedState:
+    """Pickle the user's variables, module attributes and settings; name each one that cannot
+    be pickled."""
     values: dict[str, object] = {}
     modules: dict[str, str] = {}
     skipped: list[Skipped] = []
-    for name in _saved_names(namespace, injected):
+    for name in _saved_names(namespace, around.injected):
         value = namespace[name]
         if isinstance(value, types.ModuleType):
             modules[name] = value.__name__
-        elif isinstance(value, io.IOBase):
-            # cloudpickle would save a file opened for reading as a copy of its text: different.
-            what = "a closed file object" if value.closed else "an open file"
-            skipped.append(Skipped(name=name, reason=f"{what} is not saved: open it again"))
+        elif reason := _unsaved(value):
+            skipped.append(Skipped(name=name, reason=reason))
         else:
             values[name] = value
+    attributes, deleted = _attributes(around)
+    for key, value in list(attributes.items()):
+        if reason := _unsaved(value):
+            skipped.append(Skipped(name=_label(key), reason=reason))
+            del attributes[key]
+    early, early_failed = settings_state.capture(settings_state.EARLY, around.baseline)
+    late, late_failed = settings_state.capture(settings_state.LATE, around.baseline)
+    skipped.extend(_named(early_failed | late_failed))
+    body = {
+        "values": values,
+        "modules": modules,
+        "attributes": attributes,
+        "deleted": deleted,
+        "settings": late,
+    }
     try:
-        data = _dumps({"format": FORMAT, "values": values, "modules": modules})
+        data = _dumps(body)
     except Exception:
-        # One pass per variable finds the ones that fail; the rest are then pickled together.
-        for name in list(values):
-            try:
-                _dumps(values[name])
-            except Exception as exc:
-                skipped.append(Skipped(name=name, reason=_reason(exc)))
-                del values[name]
-        data = _dumps({"format": FORMAT, "values": values, "modules": modules})
+        # One pass per item finds the ones that fail; the rest are then pickled together.
+        for group in (values, attributes, late):
+            skipped.extend(_drop_unpicklable(group))
+        data = _dumps(body)
+    # The header holds strings only: it always pickles.
+    header = pickle.dumps({"format": FORMAT, "settings": early}, protocol=PROTOCOL)
     loaded = sorted({name.partition(".")[0] for name in list(sys.modules)})
-    return SavedState(data=data, skipped=skipped, modules=loaded)
+    return SavedState(data=header + data, skipped=skipped, modules=loaded)
 
 
-def load_state(namespace: dict[str, object], data: bytes) -> Restored:
-    """Put saved variables back into `namespace`; what fails is named with why."""
+def _drop_unpicklable(group: MutableMapping[Any, object]) -> list[Skipped]:
+    dropped: list[Skipped] = []
+    for key in list(group):
+        try:
+            _dumps(group[key])
+        except Exception as exc:
+            dropped.append(Skipped(name=_label(key), reason=_reason(exc)))
+            del group[key]
+    return dropped
+
+
+def _named(failed: Mapping[str, str]) -> list[Skipped]:
+    return [Skipped(name=name, reason=reason) for name, reason in failed.items()]
+
+
+_DELETED = object()
+
+
+def _set_attributes(
+    attributes: Mapping[Attribute, object], deleted: list[Attribute]
+) -> list[Skipped]:
+    failed: list[Skipped] = []
+    for key, value in [*attributes.items(), *((key, _DELETED) for key in deleted)]:
+        try:
+            __import__(key[0])
+            module = sys.modules[key[0]]
+            if value is _DELETED:
+                vars(module).pop(key[1], None)
+            else:
+                setattr(module, key[1], value)
+        except Exception as exc:
+            failed.append(Skipped(name=_label(key), reason=_reason(exc)))
+    return failed
+
+
+def load_state(
+    namespace: dict[str, object], data: bytes, assigned: set[Attribute] | None = None
+) -> Restored:
+    """Put saved variables, module attributes and settings back into this interpreter; what
+    fails is named with why. The attributes set again are added to `assigned`, so that the next
+    save keeps them too."""
     failed: list[Skipped] = []
     restored: list[str] = []
+    stream = io.BytesIO(data)
     try:
         # Only this sandbox's own pickles come back, into this sandbox: nothing it can reach
         # by unpickling is beyond what its cells can already do. The host never unpickles.
-        record = pickle.loads(data)  # noqa: S301
+        record = pickle.load(stream)  # noqa: S301
+        if isinstance(record, dict) and record.get("format") == FORMAT:  # a header: the body next
+            failed.extend(_named(settings_state.restore(settings_state.EARLY, record["settings"])))
+            record = pickle.load(stream)  # noqa: S301
     except Exception as exc:
-        return Restored(restored=[], failed=[Skipped(name="*", reason=_reason(exc))])
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return Restored(restored=[], failed=[*failed, Skipped(name="*", reason=_reason(exc))])
+    if not isinstance(record, dict) or not {"values", "modules"} <= record.keys():
         return Restored(restored=[], failed=[Skipped(name="*", reason="unknown state format")])
     for name, module in record["modules"].items():
         try:
@@ -112,4 +225,9 @@ def load_state(namespace: dict[str, object], data: bytes) -> Restored:
     for name, value in record["values"].items():
         namespace[name] = value
         restored.append(name)
+    attributes, deleted = record.get("attributes", {}), record.get("deleted", [])
+    failed.extend(_set_attributes(attributes, deleted))
+    if assigned is not None:
+        assigned.update(attributes, deleted)
+    failed.extend(_named(settings_state.restore(settings_state.LATE, record.get("settings", {}))))
     return Restored(restored=sorted(restored), failed=failed)
