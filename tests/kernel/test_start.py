@@ -59,3 +59,22 @@ def test_an_awaited_expression_alone_is_a_task_too(kernel: Kernel) -> None:
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         assert pool.submit(asyncio.run, main()).result()["value"]["text/plain"] == "'v'"
+
+
+CONTEXT_VAR = "import contextvars\nlevel = contextvars.ContextVar('level', default=0)"
+
+
+def test_a_context_variable_one_cell_sets_is_what_the_next_gets(kernel: Kernel) -> None:
+    """As in a REPL: `decimal.setcontext` in one cell holds in the next, awaiting or not."""
+    assert start(kernel, CONTEXT_VAR)["outcome"] == "OUTCOME_OK"
+    start(kernel, "import decimal\ndecimal.setcontext(decimal.Context(prec=5))\nlevel.set(1)")
+    seen = start(kernel, "decimal.getcontext().prec, level.get()")
+    assert seen["value"]["text/plain"] == "(5, 1)"
+
+    async def main() -> Any:
+        await start(kernel, "import asyncio\nawait asyncio.sleep(0)\nlevel.set(2)")
+        return start(kernel, "level.get()")
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, main()).result()["value"]["text/plain"] == "2"
+    assert DISPATCHER.current() is None

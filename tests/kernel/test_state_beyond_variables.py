@@ -97,7 +97,7 @@ SETTINGS = (
     "warnings.filterwarnings('ignore', message='noisy', category=UserWarning)\n"
     "os.environ['WASMBOX_TEST_MODE'] = 'on'\n"
     "sys.path.append('lib')\n"
-    "decimal.getcontext().prec = 9\n"
+    "decimal.setcontext(decimal.Context(prec=9))\n"
 )
 READ_SETTINGS = (
     "(random.random(), float(np.random.random()), np.get_printoptions()['precision'],\n"

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 HELPERS = "cache = {}\n\ndef bump():\n    cache['n'] = cache.get('n', 0) + 1\n"
 SETUP = (
     f"open('helpers.py', 'w').write({HELPERS!r})\n"
-    "import math, os, random, warnings\n"
+    "import decimal, math, os, random, warnings\n"
     "import helpers, matplotlib, numpy as np, pandas as pd\n"
     "helpers.bump(); helpers.bump()\n"
     "helpers.stream = (i for i in range(3))\n"
@@ -27,6 +27,7 @@ SETUP = (
     "matplotlib.rcParams['lines.linewidth'] = 4.5\n"
     "warnings.filterwarnings('ignore', message='noisy')\n"
     "os.environ['MODE'] = 'analysis'\n"
+    "decimal.setcontext(decimal.Context(prec=9))\n"
 )
 CHECK = (
     "(random.random() == random.Random(11).random(),\n"
@@ -34,7 +35,8 @@ CHECK = (
     " np.get_printoptions()['precision'], pd.get_option('display.max_rows'),\n"
     " matplotlib.rcParams['lines.linewidth'],\n"
     " [f[0] for f in warnings.filters if f[1] is not None and f[1].pattern == 'noisy'],\n"
-    " os.environ.get('MODE'), helpers.cache, math.answer, hasattr(helpers, 'stream'))"
+    " os.environ.get('MODE'), decimal.getcontext().prec,\n"
+    " helpers.cache, math.answer, hasattr(helpers, 'stream'))"
 )
 
 
@@ -50,7 +52,7 @@ def test_settings_and_module_attributes_come_back(page: Page, isolated_server: s
     [missing] = report["notRestored"]
     assert missing["name"] == "helpers.stream" and "generator" in missing["reason"]
     assert plain(page, sandbox_id, CHECK) == (
-        "(True, True, 3, 7, 4.5, ['ignore'], 'analysis', {'n': 2}, 42, False)"
+        "(True, True, 3, 7, 4.5, ['ignore'], 'analysis', 9, {'n': 2}, 42, False)"
     )
     # The module's own function still updates the restored dictionary.
     assert plain(page, sandbox_id, "helpers.bump(); helpers.cache") == "{'n': 3}"

@@ -80,6 +80,9 @@ class Kernel:
         # module attributes the cells assigned (`state.py`).
         self._baseline = Baseline.now()
         self._assigned: set[Attribute] = set()
+        # The cells' own context, kept from one run to the next as a REPL's is: a ContextVar one
+        # cell sets (`decimal.setcontext`) is what the next one gets, and what a save captures.
+        self._context = contextvars.copy_context()
 
     @property
     def namespace(self) -> dict[str, object]:
@@ -103,7 +106,7 @@ class Kernel:
             injected=("display",),
         )
         with _as_main_module(self._main):
-            return save_state(self.namespace, around)
+            return self._context.run(save_state, self.namespace, around)
 
     def load_state(self, data: bytes) -> Restored:
         """Restore variables saved by `save_state` (in another worker) into this kernel."""
@@ -112,7 +115,7 @@ class Kernel:
         raw = to_bytes() if callable(to_bytes) else bytes(data)
         # In the working directory, as the cells import: the session's own modules are there.
         with _as_main_module(self._main), contextlib.chdir(self._options.cwd):
-            return load_state(self.namespace, raw, self._assigned)
+            return self._context.run(load_state, self.namespace, raw, self._assigned)
 
     def close(self) -> None:
         """Forget this kernel's cells: their source lines (kept for tracebacks) and its globals.
@@ -175,8 +178,8 @@ class Kernel:
             cell, run_id, out, err, audit, on_cell or _no_cell_callback, load_failures, assigned
         )
         if cell.awaits:
-            return asyncio.ensure_future(execution)
-        return _to_the_end(execution)
+            return asyncio.get_event_loop().create_task(execution, context=self._context)
+        return _to_the_end(execution, self._context)
 
     async def _execute(
         self,
@@ -355,11 +358,12 @@ def _violation_traceback(violation: Violation, filename: str) -> str:
     )
 
 
-def _to_the_end(execution: Coroutine[object, object, ExecutionResult]) -> ExecutionResult:
-    """Drive a run that never waits to its end, in a copy of the context as a task would run it
-    (the run's ContextVar stays its own)."""
+def _to_the_end(
+    execution: Coroutine[object, object, ExecutionResult], context: contextvars.Context
+) -> ExecutionResult:
+    """Drive a run that never waits to its end, in `context` as a task would run it."""
     try:
-        contextvars.copy_context().run(execution.send, None)
+        context.run(execution.send, None)
     except StopIteration as done:
         result: ExecutionResult = done.value
         return result
