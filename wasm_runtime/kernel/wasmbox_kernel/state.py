@@ -1,15 +1,16 @@
 """Saving and restoring a session's Python state for a session that outlives its worker.
 
 What can be pickled (cloudpickle: also lambdas and classes or functions defined in cells) is
-saved in one pickle, so two names for one object stay one object: the cells' variables, the
-module attributes the session set (`module_attributes.py`) and the interpreter's settings
-(`settings_state.py`). Imported modules are saved as their names and imported again.
+saved in one pickle, so two names for one object stay one object: the cells' variables and the
+module attributes the session set (`module_attributes.py`); beside them, the interpreter's
+settings (`settings_state.py`). Imported modules are saved as their names and imported again.
 Everything else is named with the reason, never dropped silently: the host stores that list
 and reports it when the session is resumed.
 
 A save is two pickles one after the other: a small header (the format, and the settings that
 must be back before anything is unpickled: environment variables, `sys.path`), then the body.
-Saves of format 1 (one pickle, variables and modules only) still load.
+The other settings are pickled one by one inside the body: one that no longer unpickles is named,
+and costs nothing else. Saves of format 1 (one pickle, variables and modules only) still load.
 """
 
 from __future__ import annotations
@@ -118,13 +119,14 @@ def _label(key: str | Attribute) -> str:
     return key if isinstance(key, str) else ".".join(key)
 
 
-def save_state(namespace: Mapping[str, object], around: Surroundings) -> SavedState:
-    """Pickle the user's variables, module attributes and settings; name each one that cannot
-    be pickled."""
+def _variables(
+    namespace: Mapping[str, object], injected: Iterable[str]
+) -> tuple[dict[str, object], dict[str, str], list[Skipped]]:
+    """The user's values, the modules bound to names, and what is left out with why."""
     values: dict[str, object] = {}
     modules: dict[str, str] = {}
     skipped: list[Skipped] = []
-    for name in _saved_names(namespace, around.injected):
+    for name in _saved_names(namespace, injected):
         value = namespace[name]
         if isinstance(value, types.ModuleType):
             modules[name] = value.__name__
@@ -132,26 +134,47 @@ def save_state(namespace: Mapping[str, object], around: Surroundings) -> SavedSt
             skipped.append(Skipped(name=name, reason=reason))
         else:
             values[name] = value
+    return values, modules, skipped
+
+
+def _settings(baseline: Baseline) -> tuple[dict[str, object], dict[str, bytes], list[Skipped]]:
+    """The settings for the header (plain data), the others pickled one by one, and the ones
+    that could not be read or pickled, with why."""
+    early, early_failed = settings_state.capture(settings_state.EARLY, baseline)
+    late, late_failed = settings_state.capture(settings_state.LATE, baseline)
+    skipped = _named(early_failed | late_failed)
+    pickled: dict[str, bytes] = {}
+    for name, state in late.items():
+        try:
+            pickled[name] = _dumps(state)
+        except Exception as exc:
+            skipped.append(Skipped(name=name, reason=_reason(exc)))
+    return early, pickled, skipped
+
+
+def save_state(namespace: Mapping[str, object], around: Surroundings) -> SavedState:
+    """Pickle the user's variables, module attributes and settings; name each one that cannot
+    be pickled."""
+    values, modules, skipped = _variables(namespace, around.injected)
     attributes, deleted = _attributes(around)
     for key, value in list(attributes.items()):
         if reason := _unsaved(value):
             skipped.append(Skipped(name=_label(key), reason=reason))
             del attributes[key]
-    early, early_failed = settings_state.capture(settings_state.EARLY, around.baseline)
-    late, late_failed = settings_state.capture(settings_state.LATE, around.baseline)
-    skipped.extend(_named(early_failed | late_failed))
+    early, settings, unsaved_settings = _settings(around.baseline)
+    skipped.extend(unsaved_settings)
     body = {
         "values": values,
         "modules": modules,
         "attributes": attributes,
         "deleted": deleted,
-        "settings": late,
+        "settings": settings,
     }
     try:
         data = _dumps(body)
     except Exception:
         # One pass per item finds the ones that fail; the rest are then pickled together.
-        for group in (values, attributes, late):
+        for group in (values, attributes):
             skipped.extend(_drop_unpicklable(group))
         data = _dumps(body)
     # The header holds strings only: it always pickles.
@@ -195,6 +218,17 @@ def _set_attributes(
     return failed
 
 
+def _restore_settings(pickled: Mapping[str, bytes]) -> list[Skipped]:
+    states: dict[str, object] = {}
+    failed: list[Skipped] = []
+    for name, data in pickled.items():
+        try:
+            states[name] = pickle.loads(data)  # noqa: S301 (this sandbox's own save, as above)
+        except Exception as exc:
+            failed.append(Skipped(name=name, reason=_reason(exc)))
+    return failed + _named(settings_state.restore(settings_state.LATE, states))
+
+
 def load_state(
     namespace: dict[str, object], data: bytes, assigned: set[Attribute] | None = None
 ) -> Restored:
@@ -229,5 +263,5 @@ def load_state(
     failed.extend(_set_attributes(attributes, deleted))
     if assigned is not None:
         assigned.update(attributes, deleted)
-    failed.extend(_named(settings_state.restore(settings_state.LATE, record.get("settings", {}))))
+    failed.extend(_restore_settings(record.get("settings", {})))
     return Restored(restored=sorted(restored), failed=failed)
