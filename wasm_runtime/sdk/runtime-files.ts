@@ -3,10 +3,10 @@
 // the HTTP cache), and each file is read once per page however many sandboxes boot. Bytes are
 // counted as they arrive, for progress bars.
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
-import { inBackground } from "./background.js";
+import { inBackground, whenIdle } from "./background.js";
 import { sha256Hex } from "./hash.js";
 import { mark } from "./marks.js";
-import { pruneStore, storedFile, storeFile } from "./runtime-store.js";
+import { isStored, pruneStore, storedFile, storeFile } from "./runtime-store.js";
 
 export const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
 const MANIFEST = "manifest.json";
@@ -76,7 +76,7 @@ async function download(name: string): Promise<RuntimeData> {
   mark(`fetched ${name}`);
   if (entry && !BOOT_FILES.includes(name)) await checkPackage(name, bytes, entry.sha256);
   // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
-  if (entry) inBackground(() => storeFile(RUNTIME_URL, name, entry.sha256, bytes));
+  if (entry) inBackground(() => void storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
 }
 
@@ -189,6 +189,35 @@ export function prefetchPackageSnapshot(): void {
     if (!entry) return;
     for (const name of [entry.file, entry.record, entry.bundle]) fileBytes(name).catch(() => undefined);
   });
+}
+
+/** Whether the origin's storage has room for `bytes` of cache and four times more besides: a
+ * runtime file kept ahead of need must never take the room a session's own save needs. */
+async function roomFor(bytes: number): Promise<boolean> {
+  try {
+    const { quota = 0, usage = 0 } = (await navigator.storage?.estimate?.()) ?? {};
+    return quota - usage > 5 * bytes;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Keep these runtime files in the page's store for a later visit: each one neither stored nor
+ * read by this page yet is fetched and stored, one at a time, each once no sandbox is starting
+ * or running code. Unlike a file a sandbox reads, its bytes are not kept in the page.
+ */
+export async function keepForLaterVisits(names: readonly string[]): Promise<void> {
+  const entries = await manifestFiles();
+  for (const name of names) {
+    const entry = entries.get(name);
+    if (!entry || files.has(name) || (await isStored(RUNTIME_URL, name, entry.sha256))) continue;
+    await whenIdle();
+    if (!(await roomFor(entry.size))) return;
+    const response = await fetch(RUNTIME_URL + name);
+    if (!response.ok) throw new Error(`${name}: ${response.status}`);
+    await storeFile(RUNTIME_URL, name, entry.sha256, await response.arrayBuffer());
+  }
 }
 
 /**

@@ -44,13 +44,24 @@ export async function storedFile(base: string, name: string, sha256: string): Pr
   }
 }
 
-/** Keep `bytes` for later visits, if they are what the manifest says. In the background. */
-export function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): void {
-  void (async () => {
+/** Whether the file `name` at this hash is stored (its bytes are not read). */
+export async function isStored(base: string, name: string, sha256: string): Promise<boolean> {
+  try {
+    return (await (await open())?.match(keyOf(base, name, sha256))) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Keep `bytes` for later visits, if they are what the manifest says; never rejects. */
+export async function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
+  try {
     const store = await open();
     if (!store || (await sha256Hex(bytes)) !== sha256) return;
     await store.put(keyOf(base, name, sha256), new Response(bytes));
-  })().catch(() => undefined);
+  } catch {
+    // quota, private mode: the file comes from the network next time, as before
+  }
 }
 
 /** Delete the entries of `base` that are not among `current` (name → sha256). In the background. */

@@ -10,14 +10,21 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import BrowserContext, Page, Route
 
 from backend.settings import Settings, get_settings
-from tests.browser.sandbox.conftest import app_with_page_headers
+from tests.browser.sandbox.conftest import HAS_STORED, app_with_page_headers
+from tests.support.engines.base import poll
 from tests.support.servers import running
 from wasm_runtime.paths import RUNTIME_DIR
 
 from .conftest import create, flush, load_sdk, open_sdk, plain, resume, run
+
+# The package snapshot, its link record and its files bundle (the manifest's packageSnapshot).
+SNAPSHOT_FILES = ["snapshot-pandas.bin", "snapshot-pandas.json", "snapshot-pandas-files.bin"]
+# The files this page's sandboxes read from its store (`wasmbox:stored <file>` marks).
+READ_FROM_STORE = """() => performance.getEntriesByType("mark")
+  .map((m) => m.name).filter((n) => n.startsWith("wasmbox:stored ")).map((n) => n.slice(15))"""
 
 pytestmark = pytest.mark.browser
 
@@ -67,6 +74,39 @@ def test_a_pandas_session_resumes_from_the_package_snapshot(
         "([[0.5, 0.0], [0.0, 0.25]], [1.0, 1.0, 1.0, 1.0], "
         '\'{"x":{"0":1},"y":{"0":2}}\', \'2.2.3\')'
     )
+
+
+def test_a_saved_pandas_session_keeps_the_package_snapshot_for_the_next_visit(
+    page: Page, isolated_server: str
+) -> None:
+    """Its next worker starts from the package snapshot, usually on a later visit, when the page
+    has never read those 125 MB: the page keeps them in its store once idle, so that the resume
+    reads them from there, not from the network."""
+    sandbox_id = create(page)
+    run(page, sandbox_id, SETUP)
+    flush(page, sandbox_id)
+    poll(page, HAS_STORED, SNAPSHOT_FILES, None)
+    page.reload()
+    load_sdk(page, isolated_server)
+    resume(page, sandbox_id)
+    assert snapshot_of(page, sandbox_id) == "packages"
+    assert set(SNAPSHOT_FILES) <= set(page.evaluate(READ_FROM_STORE))
+
+
+def test_a_package_snapshot_file_altered_in_transit_is_not_kept(
+    context: BrowserContext, isolated_server: str
+) -> None:
+    def altered(route: Route) -> None:  # valid JSON, other bytes: a hash the manifest does not have
+        route.fulfill(status=200, content_type="application/json", body=route.fetch().body() + b" ")
+
+    context.route("**/runtime/snapshot-pandas.json", altered)
+    page = open_sdk(context, isolated_server)
+    sandbox_id = create(page)
+    run(page, sandbox_id, SETUP)
+    flush(page, sandbox_id)
+    kept = [name for name in SNAPSHOT_FILES if name != "snapshot-pandas.json"]
+    poll(page, HAS_STORED, kept, None)  # the record's turn came before the bundle's
+    assert not page.evaluate(HAS_STORED, ["snapshot-pandas.json"])
 
 
 def test_a_resume_draws_what_the_saved_generators_would(page: Page, isolated_server: str) -> None:

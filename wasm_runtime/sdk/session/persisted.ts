@@ -4,6 +4,7 @@ import type { FileInfo, SavedState, SkippedVariable, WorkerReply } from "../../p
 import type { Engine } from "../engine.js";
 import { SandboxError } from "../errors.js";
 import type { Settings } from "../options.js";
+import { keepStartSnapshotFor } from "../start-snapshot.js";
 import { noteRecord } from "./catalog.js";
 import {
   DAY_MS,
@@ -217,6 +218,7 @@ export class PersistedSession {
         await writeSession(batch);
         Object.assign(this.record, batch.record);
         noteRecord(batch.record);
+        if (batch.state) void keepStartSnapshotFor(batch.record.packages);
       });
     this.writing = next;
     return next;
