@@ -7,11 +7,15 @@ WebDriver session: a fresh MiniBrowser with ephemeral storage.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,8 @@ from tests.support.engines.base import EngineError, json_function, poll, unwrap
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER_GLOB = "/usr/lib/*/webkit2gtk-4.*/MiniBrowser"
 SCRIPT_TIMEOUT_S = 300  # a test's own pytest timeout ends it sooner
+LAUNCH_TIMEOUT_S = 60  # a launch takes a few seconds
+LAUNCH_ATTEMPTS = 2
 
 
 def minibrowser() -> str | None:
@@ -54,17 +60,40 @@ class Xvfb:
         self.process.wait(timeout=10)
 
 
+def new_session(browser: WebKitBrowser) -> Any:
+    """A WebDriver session on a new MiniBrowser. Its launch can hang with no answer at all (seen
+    twice in full `make test` runs, never when the same tests ran alone); Selenium would wait
+    forever, so a launch that has not answered in LAUNCH_TIMEOUT_S is stopped and tried again."""
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    options = Options()
+    options.binary_location = browser.executable
+    options.add_argument("--automation")
+    for attempt in range(1, LAUNCH_ATTEMPTS + 1):
+        # Its own process group: a hung launch is ended with the MiniBrowser it started.
+        service = Service(
+            executable_path=WEBKIT_DRIVER,
+            env={**os.environ, **browser.env},
+            popen_kw={"start_new_session": True},
+        )
+        pool = ThreadPoolExecutor(max_workers=1)
+        launch = pool.submit(webdriver.WebKitGTK, options=options, service=service)
+        try:
+            return launch.result(timeout=LAUNCH_TIMEOUT_S)
+        except FutureTimeout:
+            print(f"WebKit: no session after {LAUNCH_TIMEOUT_S} s (attempt {attempt}); relaunching")
+            with contextlib.suppress(ProcessLookupError, AttributeError):
+                os.killpg(service.process.pid, signal.SIGKILL)  # the pending request then fails
+        finally:
+            pool.shutdown(wait=True)
+    raise EngineError(f"WebKit: no session after {LAUNCH_ATTEMPTS} launches")
+
+
 class WebKitPage:
     def __init__(self, browser: WebKitBrowser) -> None:
-        from selenium import webdriver
-        from selenium.webdriver.webkitgtk.options import Options
-        from selenium.webdriver.webkitgtk.service import Service
-
-        options = Options()
-        options.binary_location = browser.executable
-        options.add_argument("--automation")
-        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, **browser.env})
-        self.driver = webdriver.WebKitGTK(options=options, service=service)
+        self.driver = new_session(browser)
         self.driver.set_script_timeout(SCRIPT_TIMEOUT_S)
         self.driver.set_page_load_timeout(SCRIPT_TIMEOUT_S)
 
