@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -83,7 +84,12 @@ def new_session(browser: WebKitBrowser) -> Any:
         try:
             return launch.result(timeout=LAUNCH_TIMEOUT_S)
         except FutureTimeout:
-            print(f"WebKit: no session after {LAUNCH_TIMEOUT_S} s (attempt {attempt}); relaunching")
+            # A warning, not a print: pytest shows it in its summary even when the test passes.
+            warnings.warn(
+                f"WebKit: no session after {LAUNCH_TIMEOUT_S} s (attempt {attempt}); relaunching",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             with contextlib.suppress(ProcessLookupError, AttributeError):
                 os.killpg(service.process.pid, signal.SIGKILL)  # the pending request then fails
         finally:
