@@ -6,6 +6,11 @@
 //   maxFileBytes              the per-request file cap (100 MB), both ways
 //   maxStateBytes             the largest pickled session state the host accepts (1 GiB)
 //   maxListEntries            the most files one listing, scan or result reports
+//   maxToolBytes              the largest JSON text of a host call's arguments or answer (UTF-8 bytes)
+//   maxToolDepth              the deepest nesting of arrays and objects in that JSON
+//   maxToolCallsPerRun        the most host calls (tools and input()) one run may make
+//   maxPendingToolCalls       the most host calls of one run waiting for their answer at once
+//   maxTools                  the most tools a sandbox or a run may be given
 import table from "./limits.json";
 
 export const LIMITS: Readonly<typeof table> = table;

@@ -10,6 +10,7 @@ export function emptyAudit(codeSha256: string): Audit {
     networkAttempts: [],
     importedModules: [],
     peakMemoryBytes: null,
+    toolCalls: [],
   };
 }
 

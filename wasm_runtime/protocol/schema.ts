@@ -6,7 +6,7 @@
 // through, and every string and list has a cap.
 import * as v from "valibot";
 import { LIMITS } from "./limits.js";
-import { BOOTED_FROM, OUTCOMES, RUNTIME_FILE_NAME } from "./types.js";
+import { BOOTED_FROM, HOST_CALL_KINDS, OUTCOMES, RUNTIME_FILE_NAME, TOOL_NAME } from "./types.js";
 
 const text = (max: number = LIMITS.maxTextBytes) => v.pipe(v.string(), v.maxLength(max));
 const shortText = text(4096);
@@ -37,6 +37,18 @@ export const NetworkAttemptSchema = v.union([
   ),
 ]);
 
+/**
+ * One host call of a run, as the host recorded it (never taken from the sandbox): the tool, the
+ * size of its arguments' JSON text, how long the host took, and whether it answered with a value.
+ */
+export const ToolCallRecordSchema = v.object({
+  name: text(64),
+  argumentsBytes: int,
+  ms: finite,
+  ok: v.boolean(),
+  error: absentOr(text(4096)),
+});
+
 export const AuditSchema = v.object({
   codeSha256: text(64),
   filesRead: list(shortText),
@@ -44,6 +56,11 @@ export const AuditSchema = v.object({
   networkAttempts: list(NetworkAttemptSchema),
   importedModules: list(shortText),
   peakMemoryBytes: absentOr(finite),
+  /** Filled by the host from its own record of the run's tool calls: what the kernel says is dropped. */
+  toolCalls: v.pipe(
+    v.optional(v.unknown()),
+    v.transform((): v.InferOutput<typeof ToolCallRecordSchema>[] => []),
+  ),
 });
 
 /** The policy rule that refused a run, and where. */
@@ -133,6 +150,18 @@ export const WorkerMessageSchema = v.variant("type", [
   // The request could not be done; the worker lives on. `limit` is set when a cap was the reason.
   v.object({ type: v.literal("failed"), id: int, error: ErrorInfoSchema, limit: absentOr(LimitInfoSchema) }),
   v.object({ type: v.literal("fatal"), error: ErrorInfoSchema }),
+  // Python asks the host something during run `id`: a tool (`kind` "tool") or a line for input()
+  // (`kind` "input", `name` "input"). `args` is JSON text, parsed and checked by the host
+  // (sdk/tools.ts); `sync` says the worker is blocked on the shared answer line (sandbox/host-calls.ts).
+  v.object({
+    type: v.literal("host-call"),
+    id: int,
+    callId: int,
+    kind: v.picklist(HOST_CALL_KINDS),
+    name: v.pipe(v.string(), v.regex(TOOL_NAME)),
+    args: v.pipe(v.string(), v.maxLength(LIMITS.maxToolBytes)),
+    sync: v.boolean(),
+  }),
   v.object({
     type: v.literal("fetch-runtime"),
     fetchId: int,

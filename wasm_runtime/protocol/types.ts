@@ -30,6 +30,12 @@ export type BootedFrom = (typeof BOOTED_FROM)[number];
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
+/** A tool's name: a Python identifier the sandbox's `wasmbox.tools` can offer as an attribute. */
+export const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** What Python may ask the host during a run: a tool's answer, or a line for input(). */
+export const HOST_CALL_KINDS = ["tool", "input"] as const;
+export type HostCallKind = (typeof HOST_CALL_KINDS)[number];
+
 // What the sandbox sends: derived from the schemas in schema.ts.
 export type Outcome = (typeof OUTCOMES)[number];
 export type MimeBundle = v.InferOutput<typeof schema.MimeBundleSchema>;
@@ -38,6 +44,8 @@ export type FileInfo = v.InferOutput<typeof schema.FileInfoSchema>;
 export type ErrorInfo = v.InferOutput<typeof schema.ErrorInfoSchema>;
 export type NetworkAttempt = v.InferOutput<typeof schema.NetworkAttemptSchema>;
 export type Audit = v.InferOutput<typeof schema.AuditSchema>;
+/** One tool call of a run in `audit.toolCalls`, as the host recorded it. */
+export type ToolCallRecord = v.InferOutput<typeof schema.ToolCallRecordSchema>;
 export type PolicyInfo = v.InferOutput<typeof schema.PolicyInfoSchema>;
 export type KernelResult = v.InferOutput<typeof schema.KernelResultSchema>;
 /** The kernel's report, plus what the host adds: the page's storage (`navigator.storage`), where persisted sandboxes live. */
@@ -51,8 +59,9 @@ export type SavedState = v.InferOutput<typeof schema.SavedStateSchema>;
 export type LimitInfo = v.InferOutput<typeof schema.LimitInfoSchema>;
 export type WorkerMessage = v.InferOutput<typeof schema.WorkerMessageSchema>;
 export type RuntimeFileRequest = Extract<WorkerMessage, { type: "fetch-runtime" }>;
-/** Everything the worker posts but its one request: replies and events. */
-export type WorkerReply = Exclude<WorkerMessage, RuntimeFileRequest>;
+export type HostCall = Extract<WorkerMessage, { type: "host-call" }>;
+/** Everything the worker posts but its requests: replies and events. */
+export type WorkerReply = Exclude<WorkerMessage, RuntimeFileRequest | HostCall>;
 
 export interface Validation {
   ok: boolean;
@@ -99,7 +108,7 @@ export type StreamName = "stdout" | "stderr";
 // `stream` and `cell-started` messages carry and an interrupt names.
 export type WorkerRequest =
   | { type: "configure"; id: number; config: KernelConfig }
-  | { type: "execute"; id: number; code: string }
+  | { type: "execute"; id: number; code: string; host?: RunHost }
   | { type: "write-file"; id: number; path: string; data: Uint8Array }
   | { type: "read-file"; id: number; path: string }
   | { type: "list-files"; id: number }
@@ -123,8 +132,36 @@ export type RuntimeFileReply = {
   error: string | null;
 };
 
+/** A tool as the sandbox sees it: its name, what it does, and its Python signature. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** e.g. `lookup_price(*, sku: str) -> Any`: made by the host from the tool's JSON Schema. */
+  signature: string;
+}
+
+/** What a run may ask the host: its tools, and whether input() gets an answer. */
+export interface RunHost {
+  tools: ToolSpec[];
+  input: boolean;
+}
+
+/**
+ * Host → worker, answering `host-call`: over the port when the call awaits, or through the frame
+ * (FrameHostAnswer) into the shared answer line when the worker is blocked. `value` is JSON text
+ * when `ok`; otherwise `error` says why, and `stopped` that the run is being stopped.
+ */
+export type HostAnswer = {
+  type: "host-answer";
+  callId: number;
+  ok: boolean;
+  value: string;
+  error: string;
+  stopped: boolean;
+};
+
 /** Everything the host posts to the worker over the port. */
-export type HostMessage = WorkerRequest | RuntimeFileReply;
+export type HostMessage = WorkerRequest | RuntimeFileReply | HostAnswer;
 
 /** What every worker fetches while it boots (Pyodide's own files and the start-up snapshot). */
 export const BOOT_FILES = [
@@ -163,7 +200,7 @@ export function pushedFiles(snapshot: StartSnapshot, packageFiles: readonly stri
 
 // Host → frame (window.postMessage; the frame checks `event.source === parent`): interrupt the
 // run whose `execute` request had this `id`.
-export type FrameRequest = { type: "interrupt"; id: number };
+export type FrameRequest = { type: "interrupt"; id: number } | HostAnswer;
 // Host → frame, once, in answer to `frame-loaded`: the worker's script, where the runtime is and
 // which snapshot to start from, which files it pushes (pushedFiles); then a RuntimeFilePush for each.
 export type FrameStart = {
@@ -180,6 +217,8 @@ export type WorkerBoot = {
   snapshot: StartSnapshot;
   pushed: string[];
   interrupt: SharedArrayBuffer | null;
+  /** Where a blocked worker reads the host's answer (sandbox/host-calls.ts); null where nothing can block. */
+  answers: SharedArrayBuffer | null;
   port: MessagePort;
 };
 

@@ -1,8 +1,9 @@
 // One run inside the worker: packages from imports, the kernel, the heap size out.
 import type { PyProxy } from "pyodide/ffi";
-import type { KernelResult, StreamName, WorkerReply } from "../protocol/types.js";
+import type { KernelResult, RunHost, StreamName, WorkerReply } from "../protocol/types.js";
 import { beginAudit, endAudit } from "./csp-audit.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
+import type { HostCalls } from "./host-calls.js";
 import type { RunInterrupts } from "./interrupt.js";
 import { watchMemory } from "./memory.js";
 import { loaderSinks, type Runtime } from "./runtime.js";
@@ -14,6 +15,8 @@ export interface RunRequest {
   /** The `execute` request's id: the run's id in every message about it. */
   id: number;
   code: string;
+  /** The tools it may call and whether input() is answered (none when absent). */
+  host?: RunHost | undefined;
 }
 
 export async function runCell(
@@ -21,6 +24,7 @@ export async function runCell(
   kernel: PyProxy,
   request: RunRequest,
   interrupts: RunInterrupts | null,
+  hostCalls: HostCalls,
   post: (reply: WorkerReply) => void,
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
@@ -56,8 +60,15 @@ export async function runCell(
   const buffer = interrupts ? interrupts.signal : terminationPoint;
   const onCell = (running: boolean) => pyodide.setInterruptBuffer((running ? buffer : undefined) as Int32Array);
   let proxy: PyProxy;
+  const host = hostCalls.forRun(request.id, request.host);
   try {
-    const options = { run_id: String(request.id), on_stream: onStream, on_cell: onCell, load_failures: loadFailures };
+    const options = {
+      run_id: String(request.id),
+      on_stream: onStream,
+      on_cell: onCell,
+      load_failures: loadFailures,
+      host: host.bridge,
+    };
     // The result itself, or for a cell with top-level await a task (a thenable proxy) giving it.
     proxy = kernel.start.callKwargs(request.code, options) as PyProxy;
     if (typeof proxy.then === "function") proxy = (await proxy) as PyProxy;
@@ -66,6 +77,7 @@ export async function runCell(
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;
     return interruptedBeforeStart();
   } finally {
+    host.end();
     onCell(false);
     interrupts?.end();
   }

@@ -9,15 +9,20 @@ import {
   START_SNAPSHOTS,
   type FrameRequest,
   type FrameStart,
+  type HostAnswer,
   type RuntimeFilePush,
   type WorkerBoot,
 } from "../protocol/types.js";
+import { createAnswerLine, writeAnswer } from "./answer-line.js";
 import { createInterruptBuffer, requestInterrupt } from "./interrupt.js";
 
 // A SharedArrayBuffer cannot cross to the host page (another agent cluster), so it lives here and
 // the host asks this frame, whose thread is free while Python runs, to write the interrupt.
 // WebKitGTK reports cross-origin isolation yet has no SharedArrayBuffer: no interrupts there.
 const interrupt = crossOriginIsolated && typeof SharedArrayBuffer === "function" ? createInterruptBuffer() : null;
+// The answers to synchronous host calls go the same way (answer-line.ts): where there is no
+// shared memory, nothing blocks and every host call awaits its answer over the port.
+const answers = interrupt ? createAnswerLine() : null;
 let worker: Worker | null = null;
 
 function start({ script, runtimeUrl, snapshot, pushed }: FrameStart): void {
@@ -26,7 +31,7 @@ function start({ script, runtimeUrl, snapshot, pushed }: FrameStart): void {
   worker.addEventListener("error", (event) => {
     parent.postMessage({ type: "worker-crashed", message: String(event.message ?? "worker error") }, "*");
   });
-  const boot: WorkerBoot = { type: "boot", runtimeUrl, snapshot, pushed, interrupt, port: channel.port2 };
+  const boot: WorkerBoot = { type: "boot", runtimeUrl, snapshot, pushed, interrupt, answers, port: channel.port2 };
   worker.postMessage(boot, [channel.port2]);
   // The opaque origin means "*" is the only target origin that can reach the parent.
   parent.postMessage({ type: "frame-ready", isolated: interrupt !== null }, "*", [channel.port1]);
@@ -51,6 +56,7 @@ addEventListener("message", (event) => {
   if (!worker && isStart(event.data)) start(event.data);
   else if (worker && isPush(event.data)) push(worker, event.data);
   else if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.id);
+  else if (answers && isAnswer(event.data)) writeAnswer(answers, event.data);
 });
 parent.postMessage({ type: "frame-loaded" }, "*");
 
@@ -83,7 +89,19 @@ function isPush(data: unknown): data is RuntimeFilePush {
   );
 }
 
-function isInterrupt(data: unknown): data is FrameRequest {
+function isInterrupt(data: unknown): data is Extract<FrameRequest, { type: "interrupt" }> {
   const { type, id } = fields(data);
   return type === "interrupt" && Number.isSafeInteger(id) && (id as number) > 0;
+}
+
+function isAnswer(data: unknown): data is HostAnswer {
+  const { type, callId, ok, value, error, stopped } = fields(data);
+  return (
+    type === "host-answer" &&
+    Number.isSafeInteger(callId) &&
+    typeof ok === "boolean" &&
+    typeof value === "string" &&
+    typeof error === "string" &&
+    typeof stopped === "boolean"
+  );
 }

@@ -58,6 +58,14 @@ export class RunInterrupts {
     return Atomics.load(this.slots, REQUESTED) !== run;
   }
 
+  /**
+   * An interrupt that arrived while the worker was blocked outside Python (a synchronous host
+   * call): taken off the line, so the caller raises KeyboardInterrupt itself.
+   */
+  takeSignal(): boolean {
+    return Atomics.exchange(this.slots, SIGNAL, 0) !== 0;
+  }
+
   end(): void {
     Atomics.store(this.slots, RUNNING, 0);
     Atomics.store(this.slots, SIGNAL, 0);

@@ -9,6 +9,7 @@
 import type { PyProxy } from "pyodide/ffi";
 import { LIMITS, type KernelConfig } from "../protocol/types.js";
 import { runCell } from "./execute.js";
+import { HostCalls } from "./host-calls.js";
 import { loaderLog } from "./loader-log.js";
 import { initKernel, type Runtime } from "./runtime.js";
 
@@ -40,6 +41,9 @@ async function exerciseInterpreter(runtime: Runtime, claimed: () => boolean): Pr
   }
 }
 
+/** Throwaway cells have no tools and no input(). */
+const noHost = new HostCalls(() => undefined, null, null);
+
 export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () => boolean): Promise<void> {
   let kernel: PyProxy | null = null;
   try {
@@ -47,7 +51,7 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
     for (let round = 0; round < ROUNDS; round++) {
       for (const code of CELLS) {
         if (claimed()) return;
-        await runCell(runtime, kernel, { id: 0, code }, null, () => undefined);
+        await runCell(runtime, kernel, { id: 0, code }, null, noHost, () => undefined);
       }
     }
     if (exercise) await exerciseInterpreter(runtime, claimed);

@@ -12,6 +12,8 @@ import type {
 import { watchRefusals } from "./csp-audit.js";
 import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
+import { AnswerLine } from "./answer-line.js";
+import { HostCalls } from "./host-calls.js";
 import { listFiles, readFile, writeFile } from "./files.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
@@ -32,8 +34,14 @@ const describeError = (error: unknown): ErrorInfo => {
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
 };
 
-async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBoot): Promise<void> {
+async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }: WorkerBoot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
+  const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
+  const hostCalls = new HostCalls(
+    (call) => port.postMessage(call satisfies WorkerMessage),
+    answers ? new AnswerLine(answers) : null,
+    interrupts,
+  );
   const started = performance.now();
   // Requests may come while Pyodide boots (a resume sends the session's files and variables as
   // soon as the worker exists, so that copying them here overlaps the boot): they wait, in order.
@@ -44,6 +52,8 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBo
   port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const request = event.data;
     if (request.type === "runtime-file") return;
+    // Answers to a run's awaited host calls arrive while that run is the request under way.
+    if (request.type === "host-answer") return hostCalls.receive(request);
     waiting++;
     queue = queue.then(async () => {
       const handle = await handler;
@@ -54,7 +64,6 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBo
   const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port, pushed), snapshot);
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
-  const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   // The cell under way, if any: a preload takes its next step only once it is over.
@@ -88,7 +97,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, port }: WorkerBo
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
           // A preload still under way pauses until the cell is over (a package it is loading
           // now is waited for by the cell's own import of it, through Pyodide's package lock).
-          const running = runCell(runtime, kernel, request, interrupts, post).then((result) =>
+          const running = runCell(runtime, kernel, request, interrupts, hostCalls, post).then((result) =>
             post({ type: "result", id, result }),
           );
           cell = running;

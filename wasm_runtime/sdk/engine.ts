@@ -5,6 +5,9 @@ import type {
   ErrorInfo,
   FrameRequest,
   FrameStart,
+  HostAnswer,
+  HostCall,
+  RunHost,
   RuntimeFilePush,
   RuntimeFileReply,
   StartSnapshot,
@@ -15,6 +18,7 @@ import type {
 import { pushedFiles } from "../protocol/types.js";
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
 import { SandboxError } from "./errors.js";
+import type { HostCallAnswer } from "./tools.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
 import { mark, markBootSteps } from "./marks.js";
 import {
@@ -72,6 +76,8 @@ export interface RunListeners {
   onStream: StreamSink;
   /** The run has its packages and starts its cell: from here an interrupt can stop it. */
   onCellStart: () => void;
+  /** Python asks the host (a tool, input()): the answer (sdk/tools.ts: RunCalls). */
+  onHostCall?: (call: HostCall) => Promise<HostCallAnswer>;
 }
 
 /** One `execute` on an engine: its id (the request's), its reply, and its interrupt. */
@@ -86,6 +92,8 @@ export interface Run {
 export class Engine {
   private readonly pending = new Map<number, Waiter>();
   private readonly runs = new Map<number, RunListeners>();
+  /** Host calls being answered: their run, and whether the worker is blocked on the answer line. */
+  private readonly calls = new Map<number, { run: number; sync: boolean }>();
   private nextId = 1;
   private death: EngineDied | null = null;
   /** Called once when the engine dies on its own (fatal error, crashed worker). */
@@ -214,14 +222,58 @@ export class Engine {
       this.runs.get(message.id)?.onStream(message.name, message.text);
     } else if (message.type === "cell-started") {
       this.runs.get(message.id)?.onCellStart();
+    } else if (message.type === "host-call") {
+      this.hostCall(message);
     } else if (message.type === "fatal") {
       this.die(message.error);
     } else {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
-      this.runs.delete(message.id);
+      this.endRun(message.id);
       waiter?.(message);
     }
+  }
+
+  /**
+   * A call of a run in progress goes to its listener; any other is refused. The answer is sent
+   * only while the call is still open: a stopped run's calls were answered "stopped" already,
+   * and an answer that comes after its run ended is dropped.
+   */
+  private hostCall(call: HostCall): void {
+    const onHostCall = this.runs.get(call.id)?.onHostCall;
+    if (!onHostCall || this.calls.has(call.callId)) {
+      const why = onHostCall ? "a call with this id is already open" : "no run of this sandbox is in progress";
+      return this.answer(call.callId, call.sync, { ok: false, value: "", error: why });
+    }
+    this.calls.set(call.callId, { run: call.id, sync: call.sync });
+    const settle = (answer: HostCallAnswer) => {
+      if (this.calls.get(call.callId)?.run !== call.id) return;
+      this.calls.delete(call.callId);
+      this.answer(call.callId, call.sync, answer);
+    };
+    onHostCall(call).then(settle, (error: unknown) => settle({ ok: false, value: "", error: String(error) }));
+  }
+
+  private answer(callId: number, sync: boolean, { ok, value, error }: HostCallAnswer, stopped = false): void {
+    if (this.death) return;
+    const answer: HostAnswer = { type: "host-answer", callId, ok, value, error, stopped };
+    // A blocked worker reads its answer from the frame's shared line; an awaiting one, its port.
+    if (sync) this.iframe.contentWindow?.postMessage(answer, "*");
+    else this.port.postMessage(answer);
+  }
+
+  /** Run `id` is being stopped: its open host calls end now, and their handlers' answers are dropped. */
+  private stopCalls(id: number): void {
+    for (const [callId, call] of this.calls) {
+      if (call.run !== id) continue;
+      this.calls.delete(callId);
+      this.answer(callId, call.sync, { ok: false, value: "", error: "the run is being stopped" }, true);
+    }
+  }
+
+  private endRun(id: number): void {
+    this.runs.delete(id);
+    for (const [callId, call] of this.calls) if (call.run === id) this.calls.delete(callId);
   }
 
   /**
@@ -239,7 +291,7 @@ export class Engine {
     const waiter = id === null ? undefined : this.pending.get(id);
     if (id === null || !waiter) return;
     this.pending.delete(id);
-    this.runs.delete(id);
+    this.endRun(id);
     waiter(error);
   }
 
@@ -267,11 +319,11 @@ export class Engine {
     return this.send(this.nextId++, request, transfer);
   }
 
-  /** Start running `code`; its events go to `listeners` until its reply arrives. */
-  execute(code: string, listeners: RunListeners): Run {
+  /** Start running `code`; its events go to `listeners` until its reply arrives; `host`: what it may ask. */
+  execute(code: string, listeners: RunListeners, host?: RunHost): Run {
     const id = this.nextId++;
     if (!this.death) this.runs.set(id, listeners);
-    const reply = this.send(id, { type: "execute", code });
+    const reply = this.send(id, host ? { type: "execute", code, host } : { type: "execute", code });
     return { id, reply, interrupt: () => this.interrupt(id) };
   }
 
@@ -287,6 +339,7 @@ export class Engine {
   private interrupt(id: number): void {
     const request: FrameRequest = { type: "interrupt", id };
     this.iframe.contentWindow?.postMessage(request, "*");
+    this.stopCalls(id);
   }
 
   /** Remove the frame, which ends its worker whatever it is doing. */
@@ -312,5 +365,6 @@ export class Engine {
     for (const waiter of this.pending.values()) waiter(death);
     this.pending.clear();
     this.runs.clear();
+    this.calls.clear();
   }
 }

@@ -12,6 +12,7 @@ export {
   type StateChangeEvent,
 } from "./sandbox.js";
 export type { ModeReport, SandboxMode } from "./mode.js";
+export type { InputHandler, ToolDefinition, ToolInfo, Tools } from "./tools.js";
 export { SandboxError, type SandboxErrorType } from "./errors.js";
 export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
 export type {
@@ -22,6 +23,7 @@ export type {
   Policy,
   SkippedVariable,
   StateRestored,
+  ToolCallRecord,
   Validation,
 } from "../protocol/types.js";
 export type { HistoryEntry } from "./session/store.js";

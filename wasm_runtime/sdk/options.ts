@@ -2,6 +2,7 @@
 import { LIMITS, type FileInfo, type KernelConfig, type Policy } from "../protocol/types.js";
 import { pathProblem } from "../protocol/paths.js";
 import type { JsonSchema } from "./expect.js";
+import type { InputHandler, Tools } from "./tools.js";
 
 export interface CreateOptions {
   /** Default deadline of each `execute`, in ms. */
@@ -24,6 +25,12 @@ export interface CreateOptions {
   title?: string;
   /** Start-up progress, for a loading bar: runtime bytes downloaded, then booting, then ready. */
   onProgress?: (progress: StartProgress) => void;
+  /**
+   * Functions of this page that the sandbox's Python may call: `from wasmbox import tools`, then
+   * `await tools.name(key=value)`. Arguments are checked against `parameters` before `handler`
+   * runs; only JSON crosses (sdk/tools.ts). Not saved with a persisted sandbox.
+   */
+  tools?: Tools;
 }
 
 export interface StartProgress {
@@ -46,6 +53,10 @@ export interface ExecuteOptions {
   expect?: JsonSchema;
   /** Aborting cancels the run: interrupted (state kept) when isolated, else the sandbox restarts. */
   signal?: AbortSignal;
+  /** Tools for this run only, beside the sandbox's (a name given here replaces the sandbox's). */
+  tools?: Tools;
+  /** Answers input(): the line it returns. Only where the engine can block (interrupt mode); else EOFError. */
+  onInput?: InputHandler;
 }
 
 export type SandboxState = "starting" | "ready" | "busy" | "closed";

@@ -45,6 +45,7 @@ import { noteActivity, whenIdle } from "./background.js";
 import { cancelledBeforeStart } from "./result.js";
 import { prefetchPackages, watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
+import { grantTools, runCallsFor, toolsOf, ToolSet, type RunCalls, type ToolInfo } from "./tools.js";
 
 /** The sandbox's files (the worker's script); the SDK writes the frame's document (frame-doc.ts). */
 const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
@@ -140,6 +141,7 @@ export class Sandbox extends EventTarget {
   /** A ready sandbox; quick when the warm spare is booted. With `persist`, saved after each run. */
   static async create(options: CreateOptions = {}): Promise<Sandbox> {
     const settings = settingsOf(options);
+    const tools = ToolSet.of(options.tools);
     const ttlDays = ttlOf(options.persist);
     const title = titleOf(options.title);
     const id = crypto.randomUUID();
@@ -147,7 +149,9 @@ export class Sandbox extends EventTarget {
       ttlDays === null
         ? undefined
         : new PersistedSession(newRecord(id, settings, ttlDays, title), await holdSessionLock(id), true);
-    return Sandbox.open(new Sandbox(settings, { id, persisted }), options.onProgress);
+    const sandbox = new Sandbox(settings, { id, persisted });
+    grantTools(sandbox, tools);
+    return Sandbox.open(sandbox, options.onProgress);
   }
 
   /**
@@ -265,6 +269,7 @@ export class Sandbox extends EventTarget {
       history: this.history,
       appData: structuredClone(this.data),
     });
+    grantTools(fork, toolsOf(this));
     return Sandbox.open(fork, options.onProgress);
   }
 
@@ -374,8 +379,10 @@ export class Sandbox extends EventTarget {
     if (typeof code !== "string") return Promise.reject(new TypeError("code must be a string"));
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
     let files: ReturnType<typeof filesOf>;
+    let calls: RunCalls;
     try {
       files = filesOf(options.files ?? []);
+      calls = runCallsFor(this, options);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -391,6 +398,7 @@ export class Sandbox extends EventTarget {
         limits: { stdout: kernel.stdoutLimit, stderr: kernel.stderrLimit },
         sinks: { stdout: options.onStdout, stderr: options.onStderr },
         signal: options.signal,
+        calls,
       });
       let stateLost = watched.engineLost;
       const { result } = watched;
@@ -470,6 +478,7 @@ export class Sandbox extends EventTarget {
       };
       return {
         ...environment,
+        tools: toolsOf(this).describe(),
         ...modeOf(engine.isolated),
         storage: await storageReport(),
         snapshot: engine.bootedFrom,
@@ -719,7 +728,7 @@ export class Sandbox extends EventTarget {
  * `environment()`: the kernel's description plus how this browser lets runs be stopped, and the
  * snapshot the worker started from ("packages": numpy and pandas came imported; see StartSnapshot).
  */
-export type SandboxEnvironment = Environment & ModeReport & { snapshot: BootedFrom };
+export type SandboxEnvironment = Environment & ModeReport & { snapshot: BootedFrom; tools: ToolInfo[] };
 
 /** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
 function overBudget(result: KernelResult, budget: number, restored: StateRestored | null): void {

@@ -10,6 +10,7 @@ import { EngineDied, type Engine } from "./engine.js";
 import { SandboxError } from "./errors.js";
 import { errorInfo, resultWithoutKernel, type Streamed } from "../protocol/results.js";
 import { sha256Hex } from "./hash.js";
+import type { RunCalls } from "./tools.js";
 
 export const INTERRUPT_GRACE_MS = 2_000;
 /**
@@ -27,6 +28,8 @@ export interface WatchOptions {
   limits: Record<StreamName, number>;
   sinks: Partial<Record<StreamName, (text: string) => void>>;
   signal?: AbortSignal | undefined;
+  /** The run's tools and input() (sdk/tools.ts); its record becomes `audit.toolCalls`. */
+  calls?: RunCalls | undefined;
 }
 
 export interface Watched {
@@ -57,7 +60,14 @@ function within<T>(event: Promise<T>, ms: number, signal?: AbortSignal): Promise
 
 const isStop = (settled: Settled): settled is Stop => settled === TIMEOUT || settled === ABORTED;
 
+/** The run under the watchdog; its audit lists the tool calls the host answered, whatever the outcome. */
 export async function watchRun(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
+  const watched = await watch(engine, code, options);
+  watched.result.audit.toolCalls = options.calls ? [...options.calls.records] : [];
+  return watched;
+}
+
+async function watch(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
   const streamed: Streamed = { stdout: "", stderr: "", truncated: false };
   const onStream = (name: StreamName, text: string) => {
     const part = text.slice(0, Math.max(0, options.limits[name] - streamed[name].length));
@@ -82,7 +92,12 @@ export async function watchRun(engine: Engine, code: string, options: WatchOptio
     engineLost: true,
   });
   const begun = performance.now();
-  const run = engine.execute(code, { onStream, onCellStart: () => onCellStart() });
+  const { calls } = options;
+  const run = engine.execute(
+    code,
+    { onStream, onCellStart: () => onCellStart(), ...(calls ? { onHostCall: (call) => calls.answer(call) } : {}) },
+    calls?.host,
+  );
   const reply = run.reply.catch((error: SandboxError) => error);
   let settled = await within(reply, options.timeoutMs, options.signal);
   const stop = isStop(settled) ? settled : null;

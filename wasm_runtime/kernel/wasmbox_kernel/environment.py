@@ -57,7 +57,11 @@ def notes(options: KernelOptions) -> list[str]:
         "a too large allocation raises MemoryError.",
         f"The filesystem is in memory; files written under {options.cwd} persist only within "
         "this sandbox and are listed in the result's files.",
-        "input() is not available (there is no stdin): it raises EOFError.",
+        "input() raises EOFError unless the host answers it (and, without cross-origin "
+        "isolation, it cannot wait for an answer at all).",
+        "`from wasmbox import tools`: the functions the host grants (see the environment's "
+        "tools); `await tools.name(key=value)` returns JSON data, a refusal raises "
+        "wasmbox.ToolError.",
         "Time zones: there is no system database, so zoneinfo.ZoneInfo knows only 'UTC'; "
         "pandas (tz='Europe/Paris'), pytz and dateutil.tz carry their own zone data.",
         "time.sleep() blocks the whole sandbox and counts against the time limit; "

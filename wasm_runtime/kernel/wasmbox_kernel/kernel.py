@@ -39,7 +39,8 @@ from .result import (
 )
 from .settings_state import Baseline
 from .state import Restored, SavedState, Surroundings, load_state, save_state
-from .streams import CappedWriter, NoStdin, StreamCallback, redirect_stdin
+from .host import HostBridge, HostStdin, RunHost, granted, host_module
+from .streams import CappedWriter, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
@@ -132,10 +133,16 @@ class Kernel:
         on_stream: StreamCallback | None = None,
         on_cell: CellCallback | None = None,
         load_failures: Sequence[str] = (),
+        host: HostBridge | None = None,
     ) -> ExecutionResult:
         """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
         started = self.start(
-            code, run_id=run_id, on_stream=on_stream, on_cell=on_cell, load_failures=load_failures
+            code,
+            run_id=run_id,
+            on_stream=on_stream,
+            on_cell=on_cell,
+            load_failures=load_failures,
+            host=host,
         )
         return await started if isinstance(started, asyncio.Future) else started
 
@@ -147,6 +154,7 @@ class Kernel:
         on_stream: StreamCallback | None = None,
         on_cell: CellCallback | None = None,
         load_failures: Sequence[str] = (),
+        host: HostBridge | None = None,
     ) -> ExecutionResult | asyncio.Future[ExecutionResult]:
         """Run one cell: its result at once, or a task giving it for a cell with top-level `await`.
 
@@ -156,7 +164,7 @@ class Kernel:
         after: the worker arms its interrupt only in between, so an interrupt cannot land in
         other Python (a package loading in the background) before or after the cell.
         `load_failures`: why the worker could not load this cell's packages, said by the import
-        that then fails."""
+        that then fails. `host`: the worker's bridge to the host's tools and input() (host.py)."""
         self._runs += 1
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
@@ -175,7 +183,15 @@ class Kernel:
             error = self._error(exc.with_traceback(None))  # the frames are the kernel's
             return _result("OUTCOME_FAILED", out, err, audit, error=error)
         execution = self._execute(
-            cell, run_id, out, err, audit, on_cell or _no_cell_callback, load_failures, assigned
+            cell,
+            run_id,
+            out,
+            err,
+            audit,
+            on_cell or _no_cell_callback,
+            load_failures,
+            assigned,
+            RunHost.of(host),
         )
         if cell.awaits:
             return asyncio.get_event_loop().create_task(execution, context=self._context)
@@ -191,6 +207,7 @@ class Kernel:
         on_cell: CellCallback,
         load_failures: Sequence[str] = (),
         assigned: Sequence[tuple[tuple[str, ...], str]] = (),
+        host: RunHost | None = None,
     ) -> ExecutionResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
@@ -198,7 +215,7 @@ class Kernel:
         self._files = None  # until this run has ended and been scanned
         value: MimeBundle | None = None
         failure: BaseException | None = None
-        with self._running(run, out, err):
+        with self._running(run, out, err, host or RunHost()):
             try:
                 on_cell(True)
                 value = await self._evaluate(cell)
@@ -243,12 +260,16 @@ class Kernel:
         return mime_bundle(value)
 
     @contextlib.contextmanager
-    def _running(self, run: RunContext, out: CappedWriter, err: CappedWriter) -> Iterator[None]:
+    def _running(
+        self, run: RunContext, out: CappedWriter, err: CappedWriter, host: RunHost
+    ) -> Iterator[None]:
         with contextlib.ExitStack() as stack:
             stack.enter_context(contextlib.chdir(self._options.cwd))
             stack.enter_context(contextlib.redirect_stdout(out))
             stack.enter_context(contextlib.redirect_stderr(err))
-            stack.enter_context(redirect_stdin(NoStdin()))
+            stack.enter_context(redirect_stdin(HostStdin(out.current_line, out.write)))
+            stack.enter_context(granted(host))
+            stack.enter_context(host_module())
             stack.enter_context(_as_main_module(self._main))
             stack.enter_context(DISPATCHER.activate(run))
             if self._policy is not None:

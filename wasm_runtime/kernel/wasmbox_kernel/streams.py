@@ -1,7 +1,7 @@
-"""Per-run stdout/stderr writers: capped, streamed in batches; and a stdin that has nothing to read.
+"""Per-run stdout/stderr writers: capped, streamed in batches; and how a run's stdin is installed.
 
 The kernel installs them with `contextlib.redirect_stdout/stderr` (and `redirect_stdin` below) for
-the duration of a run, so nothing is patched and restored by hand.
+the duration of a run, so nothing is patched and restored by hand (stdin: host.HostStdin).
 """
 
 from __future__ import annotations
@@ -13,11 +13,6 @@ from collections.abc import Callable
 
 StreamCallback = Callable[[str, str], None]
 """`on_stream(name, text)`, name being "stdout" or "stderr"."""
-
-NO_STDIN_MESSAGE = (
-    "input() is not available in the sandbox: there is no stdin. "
-    "Put the data in the code or in a file instead."
-)
 
 
 class CappedWriter(io.TextIOBase):
@@ -98,6 +93,16 @@ class CappedWriter(io.TextIOBase):
     def getvalue(self) -> str:
         return "".join(self._parts)
 
+    def current_line(self, limit: int = 4096) -> str:
+        """The text written since the last newline (what input() printed as its prompt)."""
+        tail: list[str] = []
+        for part in reversed(self._parts):
+            before, newline, after = part.rpartition("\n")
+            tail.append(after)
+            if newline or sum(map(len, tail)) >= limit:
+                break
+        return "".join(reversed(tail))[-limit:]
+
     def _keep(self, text: str, size: int) -> None:
         if not text:
             return
@@ -120,19 +125,6 @@ class CappedWriter(io.TextIOBase):
         if self._on_stream is not None:
             self._pending.append(marker)
         self.flush()
-
-
-class NoStdin(io.TextIOBase):
-    """stdin for a run: reading raises EOFError with a clear message instead of hanging."""
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> str:
-        raise EOFError(NO_STDIN_MESSAGE)
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        raise EOFError(NO_STDIN_MESSAGE)
 
 
 class redirect_stdin(contextlib._RedirectStream[io.TextIOBase]):

@@ -1,0 +1,128 @@
+"""The host bridge as the kernel sees it: `from wasmbox import tools`, ToolError, input()."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from wasmbox_kernel.host import HostBridge
+
+
+class FakeBridge:
+    """The worker's bridge (sandbox/host-calls.ts), answering from a table."""
+
+    def __init__(self, answers: dict[str, Any], *, can_block: bool = True, input: bool = False):
+        tools = [
+            {"name": n, "description": f"{n} tool", "signature": f"{n}(*, x: int) -> Any"}
+            for n in answers
+        ]
+        self.spec = json.dumps({"tools": tools, "input": input, "can_block": can_block})
+        self.answers = answers
+        self.calls: list[tuple[str, str, Any, bool]] = []
+
+    def _envelope(self, kind: str, name: str, args: str) -> str:
+        answer = self.answers.get(name)
+        if isinstance(answer, Exception):
+            return json.dumps({"ok": False, "value": "", "error": str(answer), "stopped": False})
+        if answer == "STOP":
+            return json.dumps({"ok": False, "value": "", "error": "", "stopped": True})
+        return json.dumps({"ok": True, "value": json.dumps(answer), "error": "", "stopped": False})
+
+    def call_sync(self, kind: str, name: str, args: str) -> str:
+        self.calls.append((kind, name, json.loads(args), True))
+        return self._envelope(kind, name, args)
+
+    async def call(self, kind: str, name: str, args: str) -> str:
+        self.calls.append((kind, name, json.loads(args), False))
+        return self._envelope(kind, name, args)
+
+
+def bridge(answers: dict[str, Any], **kwargs: Any) -> HostBridge:
+    return FakeBridge(answers, **kwargs)  # type: ignore[return-value]
+
+
+def test_a_synchronous_call_returns_the_hosts_json(run, kernel):
+    host = bridge({"price": {"sku": "A1", "eur": 9.5}})
+    result = run(kernel, "from wasmbox import tools\ntools.price(x=1)['eur']", host=host)
+    assert result["value"]["text/plain"] == "9.5"
+    assert host.calls == [("tool", "price", {"x": 1}, True)]  # type: ignore[attr-defined]
+
+
+def test_an_awaited_call_goes_the_async_way(run, kernel):
+    host = bridge({"price": [1, 2]})
+    result = run(kernel, "from wasmbox import tools\nawait tools.price(x=2)", host=host)
+    assert result["value"]["text/plain"] == "[1, 2]"
+    assert host.calls[0][3] is False  # type: ignore[attr-defined]
+
+
+def test_a_refusal_raises_tool_error_with_the_hosts_message(run, kernel):
+    host = bridge({"price": RuntimeError("no such sku")})
+    code = (
+        "import wasmbox\ntry:\n    wasmbox.tools.price(x=1)\n"
+        "except wasmbox.ToolError as e:\n    message = str(e)\nmessage"
+    )
+    result = run(kernel, code, host=host)
+    assert result["value"]["text/plain"] == "'no such sku'"
+
+
+def test_a_synchronous_call_where_nothing_can_block_says_to_await(run, kernel):
+    result = run(
+        kernel,
+        "from wasmbox import tools\ntools.price(x=1)",
+        host=bridge({"price": 1}, can_block=False),
+    )
+    assert result["error"]["name"] == "ToolError"
+    assert "await tools.price" in result["error"]["message"]
+    assert "terminate-only" in result["error"]["message"]
+
+
+def test_an_unknown_tool_names_the_ones_offered(run, kernel):
+    result = run(kernel, "from wasmbox import tools\ntools.nope(x=1)", host=bridge({"price": 1}))
+    assert result["error"]["name"] == "AttributeError"
+    assert "price" in result["error"]["message"]
+
+
+def test_arguments_must_be_keywords_and_json(run, kernel):
+    host = bridge({"price": 1})
+    positional = run(kernel, "from wasmbox import tools\ntools.price(1)", host=host)
+    assert positional["error"]["name"] == "TypeError"
+    not_json = run(kernel, "from wasmbox import tools\ntools.price(x=object())", host=host)
+    assert not_json["error"]["name"] == "ToolError"
+    assert host.calls == []  # type: ignore[attr-defined]
+
+
+def test_a_stopped_call_interrupts_the_run(run, kernel):
+    result = run(
+        kernel, "from wasmbox import tools\ntools.price(x=1)", host=bridge({"price": "STOP"})
+    )
+    assert result["outcome"] == "OUTCOME_CANCELLED"
+
+
+def test_input_asks_the_host_with_the_prompt_and_echoes_the_line(run, kernel):
+    host = bridge({"input": "Ada"}, input=True)
+    result = run(kernel, "name = input('Name? ')\nname", host=host)
+    assert result["value"]["text/plain"] == "'Ada'"
+    assert result["stdout"] == "Name? Ada\n"
+    assert host.calls == [("input", "input", "Name? ", True)]  # type: ignore[attr-defined]
+
+
+def test_input_without_an_answerer_raises_eof_as_before(run, kernel):
+    result = run(kernel, "input('x')", host=bridge({}, input=False))
+    assert result["error"]["name"] == "EOFError"
+    assert "no stdin" in result["error"]["message"]
+
+
+def test_input_where_nothing_can_block_says_why(run, kernel):
+    result = run(kernel, "input('x')", host=bridge({}, input=True, can_block=False))
+    assert result["error"]["name"] == "EOFError"
+    assert "terminate-only" in result["error"]["message"]
+
+
+def test_the_module_is_the_cells_only_during_a_run(run, kernel):
+    before = sys.modules.get("wasmbox")
+    result = run(
+        kernel, "import wasmbox\nsorted(dir(wasmbox.tools))", host=bridge({"a": 1, "b": 2})
+    )
+    assert result["value"]["text/plain"] == "['a', 'b']"
+    assert sys.modules.get("wasmbox") is before
