@@ -85,7 +85,12 @@ class RunHost:
         return cls(bridge, tools, bool(spec.get("input")), bool(spec.get("can_block")))
 
 
-_current: ContextVar[RunHost] = ContextVar("wasmbox_host", default=RunHost())
+_NO_HOST = RunHost()
+_current: ContextVar[RunHost | None] = ContextVar("wasmbox_host", default=None)
+
+
+def _host() -> RunHost:
+    return _current.get() or _NO_HOST
 
 
 @contextmanager
@@ -137,7 +142,7 @@ class Tool:
             text = json.dumps(kwargs, allow_nan=False, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ToolError(f"the arguments of {name} must be JSON data: {exc}", name) from None
-        host = _current.get()
+        host = _host()
         if host.bridge is None or name not in host.tools:
             raise ToolError(f"the tool {name} is not granted to this run", name)
         bridge = host.bridge
@@ -161,17 +166,17 @@ class Tools:
     def __getattr__(self, name: str) -> Tool:
         if name.startswith("__"):
             raise AttributeError(name)
-        spec = _current.get().tools.get(name)
+        spec = _host().tools.get(name)
         if spec is None:
-            offered = ", ".join(sorted(_current.get().tools)) or "none"
+            offered = ", ".join(sorted(_host().tools)) or "none"
             raise AttributeError(f"the host offers no tool {name!r} (tools of this run: {offered})")
         return Tool(spec)
 
     def __dir__(self) -> list[str]:
-        return sorted(_current.get().tools)
+        return sorted(_host().tools)
 
     def __repr__(self) -> str:
-        specs = _current.get().tools.values()
+        specs = _host().tools.values()
         return "<wasmbox.tools: " + ("; ".join(s.signature for s in specs) or "none") + ">"
 
 
@@ -191,7 +196,7 @@ class HostStdin(io.TextIOBase):
         raise EOFError(NO_STDIN_MESSAGE)
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        host = _current.get()
+        host = _host()
         if host.bridge is None or not host.input:
             raise EOFError(NO_STDIN_MESSAGE)
         if not host.can_block:

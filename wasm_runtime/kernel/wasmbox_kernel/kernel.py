@@ -21,6 +21,7 @@ from .displays import display, take_open_figures
 from .environment import Environment, describe
 from .errors import error_info, outcome_of
 from .fsscan import Snapshot, changed_files, scan
+from .host import HostBridge, HostStdin, RunHost, granted, host_module
 from .import_guard import ImportGuard
 from .interpreter import prepare_interpreter
 from .mime import mime_bundle
@@ -39,7 +40,6 @@ from .result import (
 )
 from .settings_state import Baseline
 from .state import Restored, SavedState, Surroundings, load_state, save_state
-from .host import HostBridge, HostStdin, RunHost, granted, host_module
 from .streams import CappedWriter, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 

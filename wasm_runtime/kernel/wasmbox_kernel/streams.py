@@ -97,7 +97,7 @@ class CappedWriter(io.TextIOBase):
         """The text written since the last newline (what input() printed as its prompt)."""
         tail: list[str] = []
         for part in reversed(self._parts):
-            before, newline, after = part.rpartition("\n")
+            _, newline, after = part.rpartition("\n")
             tail.append(after)
             if newline or sum(map(len, tail)) >= limit:
                 break
