@@ -126,3 +126,25 @@ def test_the_module_is_the_cells_only_during_a_run(run, kernel):
     )
     assert result["value"]["text/plain"] == "['a', 'b']"
     assert sys.modules.get("wasmbox") is before
+
+
+def test_calls_in_a_generator_feeding_async_code_are_awaitable(run, kernel):
+    host = bridge({"echo": 1})
+    code = (
+        "import asyncio\nfrom wasmbox import tools\n"
+        "await asyncio.gather(*(tools.echo(x=i) for i in range(3)))"
+    )
+    result = run(kernel, code, host=host)
+    assert result["value"]["text/plain"] == "[1, 1, 1]"
+    assert {call[3] for call in host.calls} == {False}  # type: ignore[attr-defined]
+
+
+def test_a_plain_function_called_from_async_code_blocks(run, kernel):
+    host = bridge({"echo": 2})
+    code = (
+        "from wasmbox import tools\ndef f():\n    return tools.echo(x=1)\n"
+        "import asyncio\nawait asyncio.sleep(0)\nf()"
+    )
+    result = run(kernel, code, host=host)
+    assert result["value"]["text/plain"] == "2"
+    assert host.calls[0][3] is True  # type: ignore[attr-defined]

@@ -68,3 +68,68 @@ window.appStorage = {
     };
   },
 };
+
+// Host tools for the bridge's tests (test_host_tools.py): each handler logs its calls here, so a
+// test can tell whether a refused call ever reached it.
+const toolLog = [];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const nested = (depth) => (depth === 0 ? 0 : [nested(depth - 1)]);
+function badValue(kind) {
+  if (kind === "function") return { f: () => 1 };
+  if (kind === "cycle") {
+    const cycle = { name: "loop" };
+    cycle.self = cycle;
+    return cycle;
+  }
+  if (kind === "map") return new Map([["a", 1]]);
+  if (kind === "window") return { page: window };
+  if (kind === "deep") return nested(200);
+  if (kind === "huge") return "x".repeat(2 * 1024 * 1024);
+  if (kind === "nan") return [NaN];
+  return null;
+}
+const testTools = {
+  echo: {
+    description: "Gives back its value.",
+    parameters: { type: "object", properties: { value: {} }, required: ["value"], additionalProperties: false },
+    handler: (args) => (toolLog.push(["echo", args]), { got: args.value }),
+  },
+  price: {
+    description: "The price of a product, in euros.",
+    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
+    handler: ({ sku }) => {
+      toolLog.push(["price", { sku }]);
+      if (sku !== "A1") throw new Error(`no such sku: ${sku}`);
+      return { sku, eur: 9.5 };
+    },
+  },
+  slow: {
+    description: "Answers after `ms` milliseconds.",
+    parameters: { type: "object", properties: { ms: { type: "integer" } }, required: ["ms"] },
+    handler: async ({ ms }) => (toolLog.push(["slow", { ms }]), await sleep(ms), "late"),
+  },
+  bad: {
+    description: "Answers with something that is not JSON data.",
+    parameters: { type: "object", properties: { kind: { type: "string" } }, required: ["kind"] },
+    handler: ({ kind }) => (toolLog.push(["bad", { kind }]), badValue(kind)),
+  },
+};
+window.hostTools = {
+  log: toolLog,
+  create: (options = {}) => Sandbox.create({ ...options, tools: testTools }).then((s) => s.id),
+  /** Run code whose input() calls get `lines` in turn (null: the host ends the input). */
+  runWithInput(id, code, lines, options = {}) {
+    const prompts = [];
+    const result = Sandbox.get(id).execute(code, {
+      ...options,
+      onInput: async (prompt) => (prompts.push(prompt), lines.shift() ?? null),
+    });
+    return result.then((r) => ({ ...r, prompts }));
+  },
+  /** The page is unharmed: no prototype touched, and its own objects still work. */
+  pageIntact: () =>
+    ({}).polluted === undefined &&
+    Object.prototype.polluted === undefined &&
+    Array.prototype.polluted === undefined &&
+    JSON.stringify({ a: [1] }) === '{"a":[1]}',
+};

@@ -118,8 +118,12 @@ _ASYNC_CODE = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 def _called_from_async_code(depth: int) -> bool:
     """Whether the caller `depth` frames up is async code (a cell that awaits, an `async def`),
-    where the call can be awaited; a plain function called from there cannot await it."""
-    return bool(sys._getframe(depth + 1).f_code.co_flags & _ASYNC_CODE)
+    where the call can be awaited; a plain function called from there cannot await it. A
+    generator expression counts as the code that consumes it (`gather(*(tools.f() for ...))`)."""
+    frame = sys._getframe(depth + 1)
+    while frame.f_code.co_name == "<genexpr>" and frame.f_back is not None:
+        frame = frame.f_back
+    return bool(frame.f_code.co_flags & _ASYNC_CODE)
 
 
 class Tool:
