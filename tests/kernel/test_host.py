@@ -89,6 +89,8 @@ def test_arguments_must_be_keywords_and_json(run, kernel):
     assert positional["error"]["name"] == "TypeError"
     not_json = run(kernel, "from wasmbox import tools\ntools.price(x=object())", host=host)
     assert not_json["error"]["name"] == "ToolError"
+    huge = run(kernel, "from wasmbox import tools\ntools.price(x='x' * 2_000_000)", host=host)
+    assert "byte cap" in huge["error"]["message"]
     assert host.calls == []  # type: ignore[attr-defined]
 
 

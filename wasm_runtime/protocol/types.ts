@@ -51,6 +51,8 @@ export type KernelResult = v.InferOutput<typeof schema.KernelResultSchema>;
 /** The kernel's report, plus what the host adds: the page's storage (`navigator.storage`), where persisted sandboxes live. */
 export type Environment = v.InferOutput<typeof schema.EnvironmentSchema> & {
   storage?: { usage: number | null; quota: number | null; persisted: boolean | null };
+  /** The host tools the sandbox's Python may call (`from wasmbox import tools`). */
+  tools?: ToolSpec[];
 };
 /** A variable that could not be saved or restored, and why. */
 export type SkippedVariable = v.InferOutput<typeof schema.SkippedVariableSchema>;

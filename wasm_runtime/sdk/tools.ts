@@ -29,12 +29,8 @@ export type Tools = Record<string, ToolDefinition>;
 /** `execute(code, { onInput })`: the line input() returns (without its newline); null ends the input (EOFError). */
 export type InputHandler = (prompt: string) => string | null | Promise<string | null>;
 
-/** A tool as `environment()` lists it. */
-export interface ToolInfo {
-  name: string;
-  description: string;
-  signature: string;
-}
+/** A tool as `environment()` and the agent's prompt list it: name, description, Python signature. */
+export type ToolInfo = ToolSpec;
 
 /** What a host call is answered with: JSON text, or why not. */
 export interface HostCallAnswer {
@@ -207,9 +203,11 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 
 /** One run's host calls: answered, capped, and recorded for `audit.toolCalls`. */
 export class RunCalls {
-  readonly records: ToolCallRecord[] = [];
+  private readonly records: ToolCallRecord[] = [];
+  /** Tool calls still waiting for their handler: recorded as unanswered if the run ends first. */
+  private readonly open = new Map<HostCall, number>();
   private made = 0;
-  private pending = 0;
+  private closed = false;
 
   constructor(
     private readonly tools: ToolSet,
@@ -218,27 +216,37 @@ export class RunCalls {
 
   /** What the run is told it may ask (the worker hands this to Python). */
   get host(): RunHost {
-    const tools = this.tools.describe().map(({ name, description, signature }) => ({ name, description, signature }));
-    return { tools, input: this.onInput !== undefined };
+    return { tools: this.tools.describe(), input: this.onInput !== undefined };
   }
 
   async answer(call: HostCall): Promise<HostCallAnswer> {
     if (++this.made > LIMITS.maxToolCallsPerRun)
       return this.record(call, 0, refuse(`a run may make at most ${LIMITS.maxToolCallsPerRun} host calls`));
-    if (this.pending >= LIMITS.maxPendingToolCalls)
+    if (this.open.size >= LIMITS.maxPendingToolCalls)
       return this.record(call, 0, refuse(`at most ${LIMITS.maxPendingToolCalls} host calls may wait at once`));
-    this.pending++;
     const started = performance.now();
+    this.open.set(call, started);
     try {
       const answer = call.kind === "input" ? await this.input(call) : await this.tool(call);
       return this.record(call, performance.now() - started, answer);
     } finally {
-      this.pending--;
+      this.open.delete(call);
     }
   }
 
-  private record(call: HostCall, ms: number, answer: HostCallAnswer): HostCallAnswer {
-    if (call.kind === "tool" && this.records.length < LIMITS.maxListEntries)
+  /** The run is over: its record, with the calls it left unanswered; later answers are not recorded. */
+  close(): ToolCallRecord[] {
+    if (!this.closed) {
+      this.closed = true;
+      const now = performance.now();
+      for (const [call, started] of this.open)
+        this.record(call, now - started, refuse("the run ended before the host answered"), true);
+    }
+    return [...this.records];
+  }
+
+  private record(call: HostCall, ms: number, answer: HostCallAnswer, closing = false): HostCallAnswer {
+    if (call.kind === "tool" && (!this.closed || closing) && this.records.length < LIMITS.maxListEntries)
       this.records.push({
         name: call.name,
         argumentsBytes: utf8Bytes(call.args),

@@ -63,7 +63,7 @@ const isStop = (settled: Settled): settled is Stop => settled === TIMEOUT || set
 /** The run under the watchdog; its audit lists the tool calls the host answered, whatever the outcome. */
 export async function watchRun(engine: Engine, code: string, options: WatchOptions): Promise<Watched> {
   const watched = await watch(engine, code, options);
-  watched.result.audit.toolCalls = options.calls ? [...options.calls.records] : [];
+  watched.result.audit.toolCalls = options.calls?.close() ?? [];
   return watched;
 }
 

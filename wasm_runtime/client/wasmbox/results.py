@@ -54,6 +54,16 @@ class NetworkAttempt(WireModel):
     target: str
 
 
+class ToolCallRecord(WireModel):
+    """One host tool call of the run, as the host recorded it."""
+
+    name: str
+    arguments_bytes: int
+    ms: float
+    ok: bool
+    error: str | None
+
+
 class Audit(WireModel):
     code_sha256: str
     files_read: list[str]
@@ -61,6 +71,7 @@ class Audit(WireModel):
     network_attempts: list[NetworkAttempt]
     imported_modules: list[str]
     peak_memory_bytes: int | None
+    tool_calls: list[ToolCallRecord] = []
 
 
 class PolicyInfo(WireModel):

@@ -25,7 +25,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .protocol_data import LIMITS
+
 MODULE_NAME = "wasmbox"
+MAX_TOOL_BYTES = LIMITS["maxToolBytes"]
 
 NO_BLOCKING = (
     "this browser cannot block the sandbox while the host answers (terminate-only mode: the page "
@@ -144,8 +147,10 @@ class Tool:
             raise TypeError(f"tools.{name}() takes keyword arguments only: {self._spec.signature}")
         try:
             text = json.dumps(kwargs, allow_nan=False, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise ToolError(f"the arguments of {name} must be JSON data: {exc}", name) from None
+        if len(text) > MAX_TOOL_BYTES or len(text.encode()) > MAX_TOOL_BYTES:
+            raise ToolError(f"the arguments of {name} are over the {MAX_TOOL_BYTES}-byte cap", name)
         host = _host()
         if host.bridge is None or name not in host.tools:
             raise ToolError(f"the tool {name} is not granted to this run", name)

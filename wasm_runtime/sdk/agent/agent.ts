@@ -5,8 +5,9 @@ import type { Environment, ExecutionResult, FileInfo } from "../../protocol/type
 import { httpChat, type HttpChatOptions } from "./chat-http.js";
 import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
 import { resultForModel } from "./model-result.js";
-import { recordRun, type RunSandbox } from "./record.js";
+import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
+import { ToolSet, type Tools } from "../tools.js";
 import { classifyReply, type ReplyForm } from "./reply-forms.js";
 import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
 import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
@@ -39,6 +40,12 @@ export interface AgentCreateOptions {
   transcript?: Transcript;
   /** Continue this model-side conversation (a saved `agent.messages`): the model sees the earlier turns. */
   messages?: ChatMessage[];
+  /**
+   * Host tools for "code mode": the model calls them as Python functions inside `run_python`
+   * (`from wasmbox import tools`), so one program may call many; given to each run beside the
+   * sandbox's own tools, and listed in the system prompt with their Python signatures.
+   */
+  tools?: Tools;
 }
 
 export interface AskOptions {
@@ -113,6 +120,7 @@ export class Agent {
 
   static async create(options: AgentCreateOptions): Promise<Agent> {
     if (!options || typeof options.sandbox?.execute !== "function") throw new TypeError("Agent.create needs a sandbox");
+    ToolSet.of(options.tools); // a TypeError naming a bad tool, now rather than at the first run
     if (typeof options.chat !== "function" && typeof options.chat?.baseUrl !== "string") {
       throw new TypeError("Agent.create needs chat: { baseUrl, apiKey? } or a chat function");
     }
@@ -329,11 +337,14 @@ export class Agent {
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
   ): Promise<ExecutionResult> {
-    const result = await recordRun(this.options.sandbox, turn, code, `run_${++this.runs}`, signal, {
-      onCode: (part) => emit({ type: "code", part, form }),
-      onOutput: (callId, stream, text) => emit({ type: "output", callId, stream, text }),
-      onResult: (part) => emit({ type: "result", part }),
-    });
+    const hooks = {
+      onCode: (part: CodePart) => emit({ type: "code", part, form }),
+      onOutput: (callId: string, stream: "stdout" | "stderr", text: string) =>
+        emit({ type: "output", callId, stream, text }),
+      onResult: (part: ResultPart) => emit({ type: "result", part }),
+    };
+    const callId = `run_${++this.runs}`;
+    const result = await recordRun(this.options.sandbox, turn, code, callId, signal, hooks, this.options.tools);
     signal.throwIfAborted();
     return result;
   }
@@ -347,9 +358,12 @@ export class Agent {
   private async systemPrompt(): Promise<string> {
     if (this.options.system !== undefined) return this.options.system;
     const { sandbox } = this.options;
-    if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null);
+    const agentTools = ToolSet.of(this.options.tools).describe();
+    if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null, agentTools);
     const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles()]);
-    return systemPrompt({ environment, files, resumed: sandbox.resumeReport ?? null });
+    // A run's tools replace the sandbox's of the same name, as the prompt then says.
+    const named = new Map([...(environment.tools ?? []), ...agentTools].map((tool) => [tool.name, tool]));
+    return systemPrompt({ environment, files, resumed: sandbox.resumeReport ?? null }, [...named.values()]);
   }
 }
 

@@ -1,5 +1,5 @@
 // The system prompt: the environment described truthfully, from the sandbox itself.
-import type { Environment, FileInfo, SkippedVariable } from "../../protocol/types.js";
+import type { Environment, FileInfo, SkippedVariable, ToolSpec } from "../../protocol/types.js";
 
 /** What a resumed (or forked) sandbox got back: the model must regenerate only what is missing. */
 export interface ResumedState {
@@ -25,9 +25,9 @@ const OUTRO = [
 
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
 
-/** The prompt; without a context (a sandbox that cannot describe itself) only the rules. */
-export function systemPrompt(context: PromptContext | null): string {
-  if (!context) return [...INTRO, "", ...OUTRO].join("\n");
+/** The prompt; without a context (a sandbox that cannot describe itself) only the rules (and the tools). */
+export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = []): string {
+  if (!context) return [...INTRO, "", ...toolsSection(tools), ...OUTRO].join("\n");
   const { environment, files } = context;
   const timeoutMs = Number(environment.limits.timeoutMs) || 30_000;
   const packages = Object.entries(environment.packages)
@@ -55,8 +55,25 @@ export function systemPrompt(context: PromptContext | null): string {
     list(environment.notes),
     "",
     ...resumedSection(context.resumed ?? null),
+    ...toolsSection(tools),
     ...OUTRO,
   ].join("\n");
+}
+
+/**
+ * "Code mode": the host's functions are Python functions inside `run_python`, so one program can
+ * call several of them and combine their answers, instead of one model round trip per call.
+ */
+function toolsSection(tools: ToolSpec[]): string[] {
+  if (!tools.length) return [];
+  return [
+    "Host functions: inside `run_python`, `from wasmbox import tools` gives these (keyword arguments,",
+    "JSON data back). Call them from your code, several in one program when the task needs several:",
+    "`await tools.name(...)` (or `await asyncio.gather(...)` for independent calls). A refusal or a",
+    "failure raises `wasmbox.ToolError` with the reason.",
+    list(tools.map((tool) => `tools.${tool.signature}${tool.description ? `: ${tool.description}` : ""}`)),
+    "",
+  ];
 }
 
 /** Told after a reload: which variables are back (reuse them) and which must be computed again. */

@@ -2,6 +2,7 @@
 // The agent's runs and the app's console runs both go through here.
 import type { ExecutionResult } from "../../protocol/types.js";
 import type { ExecuteOptions } from "../options.js";
+import type { Tools } from "../tools.js";
 import { outputText } from "./model-result.js";
 import type { Part, Turn } from "./transcript.js";
 
@@ -10,7 +11,10 @@ export type ResultPart = Extract<Part, { kind: "code_execution_result" }>;
 
 /** What a run needs of a sandbox: the SDK's `Sandbox`, or a stand-in with its `execute`. */
 export interface RunSandbox {
-  execute(code: string, options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal">): Promise<ExecutionResult>;
+  execute(
+    code: string,
+    options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal" | "tools">,
+  ): Promise<ExecutionResult>;
 }
 
 export interface RecordHooks {
@@ -26,12 +30,14 @@ export async function recordRun(
   callId: string,
   signal: AbortSignal,
   hooks: RecordHooks = {},
+  tools?: Tools,
 ): Promise<ExecutionResult> {
   const codePart: CodePart = { kind: "executable_code", callId, language: "python", code };
   turn.parts.push(codePart);
   hooks.onCode?.(codePart);
   const result = await sandbox.execute(code, {
     signal,
+    ...(tools ? { tools } : {}),
     onStdout: (text) => hooks.onOutput?.(callId, "stdout", text),
     onStderr: (text) => hooks.onOutput?.(callId, "stderr", text),
   });
