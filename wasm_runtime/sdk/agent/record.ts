@@ -13,7 +13,7 @@ export type ResultPart = Extract<Part, { kind: "code_execution_result" }>;
 export interface RunSandbox {
   execute(
     code: string,
-    options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal" | "tools">,
+    options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal" | "tools" | "onInput">,
   ): Promise<ExecutionResult>;
 }
 
@@ -21,6 +21,8 @@ export interface RecordHooks {
   onCode?: (part: CodePart) => void;
   onOutput?: (callId: string, stream: "stdout" | "stderr", text: string) => void;
   onResult?: (part: ResultPart) => void;
+  /** Answers the run's input() (the app's console asks the user); without it input() raises EOFError. */
+  onInput?: (callId: string, prompt: string) => Promise<string | null>;
 }
 
 export async function recordRun(
@@ -38,6 +40,7 @@ export async function recordRun(
   const result = await sandbox.execute(code, {
     signal,
     ...(tools ? { tools } : {}),
+    ...(hooks.onInput ? { onInput: (prompt: string) => hooks.onInput!(callId, prompt) } : {}),
     onStdout: (text) => hooks.onOutput?.(callId, "stdout", text),
     onStderr: (text) => hooks.onOutput?.(callId, "stderr", text),
   });

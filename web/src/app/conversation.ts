@@ -42,6 +42,7 @@ export class Conversation {
       onCode: (part) => this.view.showConsoleRun(part.callId, part.code),
       onOutput: (callId, stream, text) => this.view.handle({ type: "output", callId, stream, text }),
       onResult: (part) => this.view.showResult(part.callId, part.result),
+      onInput: (callId, prompt) => this.view.askInput(callId, prompt, signal),
     });
   }
 

@@ -142,6 +142,30 @@ export class ChatView {
     this.scroll();
   }
 
+  /**
+   * The running code called input(): a line to type in, under its output so far (which ends with
+   * the prompt). Enter sends it; the run echoes it into its output. Stopping the run ends the input.
+   */
+  askInput(callId: string, prompt: string, signal: AbortSignal): Promise<string | null> {
+    const live = this.liveOutputs.get(callId);
+    if (!live || signal.aborted) return Promise.resolve(null);
+    const field = h("input", { type: "text", "aria-label": prompt ? `input: ${prompt}` : "input", autocomplete: "off" });
+    const form = h("form", { class: "input-line" }, field);
+    live.append(form);
+    field.focus();
+    this.scroll();
+    return new Promise((resolve) => {
+      const done = (line: string | null) => {
+        signal.removeEventListener("abort", stop);
+        form.remove();
+        resolve(line);
+      };
+      const stop = () => done(null);
+      signal.addEventListener("abort", stop, { once: true });
+      form.addEventListener("submit", (event) => (event.preventDefault(), done(field.value)));
+    });
+  }
+
   private appendOutput(callId: string, stream: string, text: string): void {
     const live = this.liveOutputs.get(callId);
     if (!live) return;
