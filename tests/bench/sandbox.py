@@ -59,6 +59,30 @@ WARM_CALLS = """async () => {
   await sb.close();
   return times;
 }"""
+# A no-op host tool's round trip (Python → page → Python): N calls in one run, less an empty
+# run's time, per call; awaited, and synchronous where the mode can block.
+TOOL_ROUND_TRIP = """async (n) => {
+  const noop = { description: "does nothing", parameters: {}, handler: () => null };
+  const sb = await wasmbox.Sandbox.create({ tools: { noop } });
+  const time = async (code) => {
+    const t = performance.now();
+    const r = await sb.execute(code);
+    if (r.outcome !== "OUTCOME_OK") throw new Error(`${r.error?.name}: ${r.error?.message}`);
+    return performance.now() - t;
+  };
+  await time("from wasmbox import tools");
+  const base = await time("import asyncio\nawait asyncio.sleep(0)");
+  const loop = (call) => `from wasmbox import tools\nimport asyncio\nawait asyncio.sleep(0)\n` +
+    `for _ in range(${n}):\n    ${call}`;
+  const awaited = ((await time(loop("await tools.noop()"))) - base) / n;
+  // From a plain function: a call straight from the awaiting cell would give an awaitable.
+  const blocking = loop("(lambda: tools.noop())()");
+  const sync = sb.mode === "interrupt" ? ((await time(blocking)) - base) / n : null;
+  const mode = sb.mode;
+  await sb.close();
+  return { mode, awaited, sync };
+}"""
+TOOL_CALLS = 200
 W5_W6 = """async () => {
   const sb = await wasmbox.Sandbox.create();
   let t = performance.now();
@@ -322,7 +346,19 @@ def w1_spare(browser: EngineBrowser, url: str, state: dict[str, Any], row: Row) 
 def w2_w10(page: EnginePage, row: Row) -> None:
     warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
     row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+    tool_round_trip(page, row)
     sessions.w10(page, statistics.median(warm), RUNS, row)
+
+
+def tool_round_trip(page: EnginePage, row: Row) -> None:
+    """Next to W2: a no-op host tool called from Python, per call, in this page's mode."""
+    samples = [page.evaluate(TOOL_ROUND_TRIP, TOOL_CALLS) for _ in range(RUNS)]
+    mode = samples[0]["mode"]
+    row(f"host tool no-op round trip, awaited ({mode})", summary([s["awaited"] for s in samples]))
+    if mode == "interrupt":
+        row("host tool no-op round trip, synchronous", summary([s["sync"] for s in samples]))
+    else:
+        row("host tool no-op round trip, synchronous", "not in terminate-only mode (needs await)")
 
 
 def w3(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:

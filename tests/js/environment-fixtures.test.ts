@@ -1,6 +1,6 @@
 // What `environment()` returns (tests/fixtures/environment/): the worker's part passes the
-// host's schema unchanged, and the host's additions are exactly mode, modeReason, storage and
-// snapshot.
+// host's schema unchanged, and the host's additions are exactly mode, modeReason, storage,
+// snapshot and tools.
 // The Python client's pydantic model reads the same files (tests/client/test_results.py).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -18,7 +18,8 @@ test("there are environment fixtures", () => assert.ok(names.length >= 2));
 for (const name of names) {
   test(`${name}: the worker's part passes the schema unchanged`, () => {
     const fixture = JSON.parse(readFileSync(new URL(name, DIR), "utf8")) as SandboxEnvironment;
-    const { mode, modeReason, storage, snapshot, ...fromWorker } = fixture;
+    const { mode, modeReason, storage, snapshot, tools, ...fromWorker } = fixture;
+    assert.ok(tools.every((tool) => typeof tool.signature === "string" && tool.signature.startsWith(tool.name)));
     assert.ok(mode === "interrupt" || mode === "terminate-only");
     assert.ok(BOOTED_FROM.includes(snapshot));
     assert.equal(modeReason === null, mode === "interrupt");

@@ -137,6 +137,14 @@ class StorageReport(WireModel):
     persisted: bool | None
 
 
+class ToolInfo(WireModel):
+    """A host tool the sandbox's Python may call, with its Python signature."""
+
+    name: str
+    description: str
+    signature: str
+
+
 class Environment(WireModel):
     """`sb.environment()`: the kernel's description, the worker's latest loader lines, how a
     stopped run ends (SDK `mode.ts`), the page's storage, and the snapshot the worker started
@@ -152,3 +160,4 @@ class Environment(WireModel):
     mode_reason: str | None
     snapshot: Literal["packages", "base", "none"]
     storage: StorageReport | None = None
+    tools: list[ToolInfo] = []
