@@ -216,7 +216,7 @@ def test_a_flood_of_calls_is_capped(sdk: SdkPage, tool_box: str) -> None:
     handler_calls(sdk)
     code = IMPORT + (
         "import asyncio\n"
-        "calls = [tools.slow(ms=300) for _ in range(100)]\n"
+        "calls = [tools.slow(ms=3000) for _ in range(100)]\n"
         "got = await asyncio.gather(*calls, return_exceptions=True)\n"
         "refused = [str(g) for g in got if isinstance(g, ToolError)]\n"
         "(sum(g == 'late' for g in got), len(refused), refused[0] if refused else '')"

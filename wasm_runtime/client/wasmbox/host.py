@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ from wasmbox.browser import BrowserName, launch_args
 from wasmbox.driver import start_playwright
 from wasmbox.errors import SandboxError
 from wasmbox.profiles import CLEARED_STORAGE, ProfileSlot, claim_slot
+from wasmbox.tools import ToolFunction, call_tool
 
 if TYPE_CHECKING:
     from wasmbox.server import LoopbackServer
@@ -56,6 +57,9 @@ class Host:
         # The page's `wasmboxStream`, exposed when a run first streams: not on the start's path.
         self._exposing: asyncio.Future[object] | None = None
         self._tokens = itertools.count(1)
+        # The page's `wasmboxTool`, exposed when a sandbox with tools is first created.
+        self._exposing_tools: asyncio.Future[object] | None = None
+        self._toolsets: dict[int, Mapping[str, ToolFunction]] = {}
         self._closed = False
         # Chromium: calls go straight to the DevTools protocol, on this object (see `call`).
         self._cdp = cdp
@@ -168,6 +172,27 @@ class Host:
 
     def drop_stream(self, token: int) -> None:
         self._sinks.pop(token, None)
+
+    async def tool_token(self, tools: Mapping[str, ToolFunction]) -> int:
+        """A token for a sandbox's tools: the page calls `wasmboxTool(token, name, args)`."""
+        if self._exposing_tools is None:
+            self._exposing_tools = asyncio.ensure_future(
+                self.page.expose_function("wasmboxTool", self._call_tool)
+            )
+        try:
+            await asyncio.shield(self._exposing_tools)
+        except Error as exc:
+            self._exposing_tools = None
+            raise SandboxError(js_message(exc.message)) from None
+        token = next(self._tokens)
+        self._toolsets[token] = tools
+        return token
+
+    async def _call_tool(self, token: int, name: str, args: str) -> str:
+        return await call_tool(self._toolsets.get(token, {}), name, args)
+
+    def drop_tools(self, token: int) -> None:
+        self._toolsets.pop(token, None)
 
     async def close(self) -> None:
         if self._closed:

@@ -12,6 +12,7 @@ from wasmbox.errors import SandboxError
 from wasmbox.host import Host
 from wasmbox.named import NamedSession
 from wasmbox.results import Environment, ExecutionResult, FileInfo
+from wasmbox.tools import ToolFunction, tool_specs
 
 Policy = Literal["default", "off"] | dict[str, Any]
 FileData = bytes | str
@@ -58,6 +59,7 @@ class Sandbox:
         self.resumed = False
         self.replaced = False
         self.not_restored: list[dict[str, str]] = []
+        self._tool_token: int | None = None
 
     @classmethod
     async def create(
@@ -72,8 +74,13 @@ class Sandbox:
         data_dir: Path | None = None,
         host: Host | None = None,
         browser: BrowserName = "chromium",
+        tools: Mapping[str, ToolFunction] | None = None,
     ) -> Sandbox:
         """A ready sandbox. Without `host` it starts its own browser (closed with the sandbox).
+
+        `tools={"name": function}`: functions of this process the sandbox's Python may call
+        (`from wasmbox import tools`, `await tools.name(key=value)`; wasmbox.tools says how the
+        schema is made from the signature). They run here, with JSON arguments the SDK checked.
 
         `timeout` is each run's default deadline in seconds; `persist` asks the SDK to keep the
         session (`Sandbox.create({persist})`), which only an SDK with persisted sessions accepts.
@@ -90,6 +97,11 @@ class Sandbox:
         }
         if persist is not None:
             options["persist"] = persist
+        specs = tool_specs(tools or {})
+        if session is None and specs:
+            return await cls._open_with_tools(host, browser, options, specs, dict(tools or {}))
+        if specs:
+            raise ValueError("a named session cannot take tools yet: they are not saved with it")
         if session is None:
             return await cls._open(host, browser, "create", options)
         if host is not None or persist is not None:
@@ -125,6 +137,30 @@ class Sandbox:
     ) -> Sandbox:
         """A persisted session again (`Sandbox.resume(id)` in the SDK)."""
         return await cls._open(host, browser, "resume", sandbox_id)
+
+    @classmethod
+    async def _open_with_tools(
+        cls,
+        host: Host | None,
+        browser: BrowserName,
+        options: dict[str, Any],
+        specs: list[dict[str, Any]],
+        tools: dict[str, ToolFunction],
+    ) -> Sandbox:
+        owns = host is None
+        used = host or await Host.start(browser=browser)
+        try:
+            token = await used.tool_token(tools)
+            sandbox_id: str = await used.call(
+                "create", {**options, "toolSpecs": specs, "toolToken": token}
+            )
+        except BaseException:
+            if owns:
+                await used.close()
+            raise
+        sandbox = cls(used, sandbox_id, owns_host=owns)
+        sandbox._tool_token = token
+        return sandbox
 
     @classmethod
     async def _open(cls, host: Host | None, browser: BrowserName, method: str, arg: Any) -> Sandbox:
@@ -208,6 +244,8 @@ class Sandbox:
             await self._let_go()
 
     async def _let_go(self) -> None:
+        if self._tool_token is not None:
+            self.host.drop_tools(self._tool_token)
         try:
             if self._owns_host:
                 await self.host.close()

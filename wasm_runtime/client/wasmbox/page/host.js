@@ -21,11 +21,27 @@ const persistence = () => typeof Sandbox.resume === "function";
 
 const stream = (token, name) => (text) => window.wasmboxStream(token, name, text);
 
+// The Python client's tools (wasmbox/tools.py): each handler calls back into the client's process.
+function clientTools(token, specs) {
+  const call = async (name, args) => {
+    const answer = JSON.parse(await window.wasmboxTool(token, name, JSON.stringify(args)));
+    if (!answer.ok) throw new Error(answer.error);
+    return answer.value;
+  };
+  return Object.fromEntries(
+    specs.map(({ name, description, parameters }) => [
+      name,
+      { description, parameters, handler: (args) => call(name, args) },
+    ]),
+  );
+}
+
 window.wasmboxHost = {
-  async create(options) {
+  async create({ toolSpecs, toolToken, ...options }) {
     // An SDK without persisted sessions would ignore `persist`: refuse instead of pretending.
     if (options.persist !== undefined && !persistence()) throw new Error(NO_PERSISTENCE);
-    return (await Sandbox.create(options)).id;
+    const tools = toolSpecs ? { tools: clientTools(toolToken, toolSpecs) } : {};
+    return (await Sandbox.create({ ...options, ...tools })).id;
   },
   async resume(id) {
     if (!persistence()) throw new Error(NO_PERSISTENCE);
