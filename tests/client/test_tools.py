@@ -6,7 +6,7 @@ import pytest
 
 from tests.client.conftest import Loop
 from wasmbox import Host, Sandbox
-from wasmbox.tools import tool_spec
+from wasmbox.tools import ToolFunction, tool_spec
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_the_schema_comes_from_the_signature() -> None:
 
 
 def test_python_functions_answer_the_sandbox(loop: Loop, host: Host) -> None:
-    tools = {"lookup_price": lookup_price, "stock": stock}
+    tools: dict[str, ToolFunction] = {"lookup_price": lookup_price, "stock": stock}
     sb = loop(Sandbox.create(host=host, tools=tools))
     try:
         code = (

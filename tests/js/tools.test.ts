@@ -88,7 +88,10 @@ test("the Python signature lists keyword arguments, required first", () => {
     properties: { limit: { type: "integer" }, sku: { type: "string" }, kind: { enum: ["a", "b"] } },
     required: ["sku"],
   };
-  assert.equal(pythonSignature("find", schema), 'find(*, sku: str, limit: int = ..., kind: Literal["a", "b"] = ...) -> Any');
+  assert.equal(
+    pythonSignature("find", schema),
+    'find(*, sku: str, limit: int = ..., kind: Literal["a", "b"] = ...) -> Any',
+  );
   assert.equal(pythonSignature("now", {}), "now() -> Any");
 });
 

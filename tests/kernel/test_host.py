@@ -39,7 +39,7 @@ class FakeBridge:
 
 
 def bridge(answers: dict[str, Any], **kwargs: Any) -> HostBridge:
-    return FakeBridge(answers, **kwargs)  # type: ignore[return-value]
+    return FakeBridge(answers, **kwargs)
 
 
 def test_a_synchronous_call_returns_the_hosts_json(run, kernel):

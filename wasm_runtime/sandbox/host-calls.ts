@@ -76,7 +76,8 @@ export class HostCalls {
     };
     const end = () => {
       active = false;
-      for (const callId of mine) this.receive({ type: "host-answer", callId, ok: false, value: "", error: RUN_ENDED, stopped: false });
+      for (const callId of mine)
+        this.receive({ type: "host-answer", callId, ok: false, value: "", error: RUN_ENDED, stopped: false });
     };
     return { bridge, end };
   }

@@ -294,7 +294,9 @@ export class RunCalls {
     if (line === null || line === undefined) return refuse("the host ended the input");
     if (typeof line !== "string") return refuse("onInput must return a string");
     const json = toJsonText(line);
-    return "problem" in json ? refuse(`the input line was refused: ${json.problem}`) : { ok: true, value: json.text, error: "" };
+    return "problem" in json
+      ? refuse(`the input line was refused: ${json.problem}`)
+      : { ok: true, value: json.text, error: "" };
   }
 }
 

@@ -175,18 +175,20 @@ class Host:
 
     async def tool_token(self, tools: Mapping[str, ToolFunction]) -> int:
         """A token for a sandbox's tools: the page calls `wasmboxTool(token, name, args)`."""
-        if self._exposing_tools is None:
-            self._exposing_tools = asyncio.ensure_future(
-                self.page.expose_function("wasmboxTool", self._call_tool)
-            )
+        exposing = self._exposing_tools
+        if exposing is None:
+            exposing = self._exposing_tools = asyncio.ensure_future(self._expose_tools())
         try:
-            await asyncio.shield(self._exposing_tools)
+            await asyncio.shield(exposing)
         except Error as exc:
             self._exposing_tools = None
             raise SandboxError(js_message(exc.message)) from None
         token = next(self._tokens)
         self._toolsets[token] = tools
         return token
+
+    async def _expose_tools(self) -> object:
+        return await self.page.expose_function("wasmboxTool", self._call_tool)
 
     async def _call_tool(self, token: int, name: str, args: str) -> str:
         return await call_tool(self._toolsets.get(token, {}), name, args)

@@ -14,10 +14,11 @@ import inspect
 import json
 import types
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-ToolFunction = Callable[..., Any] | Callable[..., Awaitable[Any]]
+ToolFunction = Callable[..., Any]
+"""A function of keyword arguments returning JSON data, or a coroutine function."""
 
 _JSON_TYPES: dict[object, str] = {
     str: "string",

@@ -149,7 +149,11 @@ export class ChatView {
   askInput(callId: string, prompt: string, signal: AbortSignal): Promise<string | null> {
     const live = this.liveOutputs.get(callId);
     if (!live || signal.aborted) return Promise.resolve(null);
-    const field = h("input", { type: "text", "aria-label": prompt ? `input: ${prompt}` : "input", autocomplete: "off" });
+    const field = h("input", {
+      type: "text",
+      "aria-label": prompt ? `input: ${prompt}` : "input",
+      autocomplete: "off",
+    });
     const form = h("form", { class: "input-line" }, field);
     live.append(form);
     field.focus();
