@@ -322,3 +322,32 @@ test("a 400 unrelated to null content is not retried", async () => {
   await assert.rejects(agent.ask("x"), { status: 400 });
   assert.equal(chat.requests.length, 1);
 });
+
+test("code mode: the tools are Python functions in the prompt, and each run is given them", async () => {
+  const given: unknown[] = [];
+  const sandbox = new RecordingSandbox();
+  const execute = sandbox.execute.bind(sandbox);
+  sandbox.execute = (code, options) => (given.push((options as { tools?: unknown }).tools), execute(code, options));
+  const tools = {
+    lookup_price: {
+      description: "The price of a product.",
+      parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
+      handler: () => 9.5,
+    },
+  };
+  const chat = new ScriptedChat(toolCall("await tools.lookup_price(sku='A1')"), text("9.5"));
+  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, tools });
+  await agent.ask("price of A1?");
+  const system = String(chat.requests[0]?.messages[0]?.content);
+  assert.match(system, /from wasmbox import tools/);
+  assert.match(system, /tools\.lookup_price\(\*, sku: str\) -> Any: The price of a product\./);
+  assert.deepEqual(given, [tools]);
+  assert.deepEqual(
+    chat.requests[0]?.tools?.map((t) => t.function.name),
+    ["run_python"],
+  );
+  await assert.rejects(
+    Agent.create({ sandbox, model: "m1", chat: chat.fn, tools: { "bad name": tools.lookup_price } }),
+    /Python identifier/,
+  );
+});
