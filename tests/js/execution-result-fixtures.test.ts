@@ -1,5 +1,6 @@
 // The recorded results in tests/fixtures/execution-results/ are what the SDK returns: the TS parser
-// keeps every field of each (and the Python client's pydantic model reads the same files).
+// keeps every field of each but the host's own (and the Python client's pydantic model reads the
+// same files).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -19,6 +20,10 @@ for (const name of names) {
     assert.ok(validation === undefined || typeof validation === "object");
     // Only a run that lost its worker can have had a save loaded back.
     assert.ok(stateRestored === undefined || (stateLost === true && typeof stateRestored === "object"));
-    assert.deepEqual(parseKernelResult(kernel), kernel);
+    // The host's own record of the run's tool calls: what a kernel sends there is dropped.
+    const { toolCalls, ...audit } = kernel.audit as Record<string, unknown>;
+    assert.ok(toolCalls === undefined || Array.isArray(toolCalls));
+    const fromKernel = { ...kernel, audit };
+    assert.deepEqual(parseKernelResult(fromKernel), fromKernel);
   });
 }

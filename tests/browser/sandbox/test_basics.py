@@ -38,6 +38,7 @@ def test_result_has_exactly_the_contract_fields(sdk: SdkPage, sandbox: str) -> N
         "networkAttempts",
         "importedModules",
         "peakMemoryBytes",
+        "toolCalls",
     }
 
 
