@@ -243,3 +243,29 @@ def test_a_call_after_its_run_ended_is_refused(sdk: SdkPage, tool_box: str) -> N
     result = sdk.run(tool_box, "str(task.exception())")
     assert "has ended" in value(result)
     assert handler_calls(sdk) == []
+
+
+CLOSE_DURING_A_CALL = """async () => {
+  const id = await hostTools.create();
+  const sandbox = wasmbox.Sandbox.get(id);
+  const code = "from wasmbox import tools\\nawait tools.slow(ms=1500)";
+  const running = sandbox.execute(code);
+  const called = () => hostTools.log.some(([name]) => name === "slow");
+  while (!called()) await new Promise((r) => setTimeout(r, 20));
+  await sandbox.close();
+  const result = await running;
+  const errors = [];
+  addEventListener("error", (event) => errors.push(String(event.message)));
+  addEventListener("unhandledrejection", (event) => errors.push(String(event.reason)));
+  await new Promise((r) => setTimeout(r, 2000)); // the handler answers, late, to a closed sandbox
+  const again = await sandbox.execute("1").then(() => "ran", (e) => e.type);
+  return { outcome: result.outcome, errors, again };
+}"""
+
+
+def test_a_call_pending_at_close_is_dropped_and_nothing_more_runs(sdk: SdkPage) -> None:
+    handler_calls(sdk)
+    got = sdk.page.evaluate(CLOSE_DURING_A_CALL)
+    assert got == {"outcome": "OUTCOME_CANCELLED", "errors": [], "again": "closed"}
+    assert [name for name, _ in handler_calls(sdk)] == ["slow"]
+    assert sdk.page.evaluate("hostTools.pageIntact()")
