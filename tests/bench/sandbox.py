@@ -2,7 +2,8 @@
 shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, and with
+`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a
+no-op host tool's round trip (awaited, and synchronous in interrupt mode), and with
 WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating). Several engines:
 measured one after another, then one table with a column per engine; a row that failed in an
 engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
@@ -71,9 +72,9 @@ TOOL_ROUND_TRIP = """async (n) => {
     return performance.now() - t;
   };
   await time("from wasmbox import tools");
-  const base = await time("import asyncio\nawait asyncio.sleep(0)");
-  const loop = (call) => `from wasmbox import tools\nimport asyncio\nawait asyncio.sleep(0)\n` +
-    `for _ in range(${n}):\n    ${call}`;
+  const base = await time("import asyncio\\nawait asyncio.sleep(0)");
+  const loop = (call) => `from wasmbox import tools\\nimport asyncio\\nawait asyncio.sleep(0)\\n` +
+    `for _ in range(${n}):\\n    ${call}`;
   const awaited = ((await time(loop("await tools.noop()"))) - base) / n;
   // From a plain function: a call straight from the awaiting cell would give an awaitable.
   const blocking = loop("(lambda: tools.noop())()");
@@ -271,6 +272,11 @@ def measure(engine: str, only: str, table: Table) -> str:
         if only == "w11":
             section("W11", lambda row: w11_against_baseline(browser, url, row))
             return f"{browser.name} {browser.version}"
+        if only == "tools":
+            opened = state.setdefault("page", open_page(browser, url))
+            section("W2, host tools", lambda row: w2_tools(opened, row))
+            close(state)
+            return f"{browser.name} {browser.version}"
         if only == "sessions":
             opened = state.setdefault("page", open_page(browser, url))
             section("W2, W10", lambda row: w2_w10(opened, row))
@@ -343,11 +349,21 @@ def w1_spare(browser: EngineBrowser, url: str, state: dict[str, Any], row: Row) 
     row("create from the warm spare", summary(spare_create))
 
 
-def w2_w10(page: EnginePage, row: Row) -> None:
+def w2(page: EnginePage, row: Row) -> list[float]:
     warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
     row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+    return warm
+
+
+def w2_w10(page: EnginePage, row: Row) -> None:
+    warm = w2(page, row)
     tool_round_trip(page, row)
     sessions.w10(page, statistics.median(warm), RUNS, row)
+
+
+def w2_tools(page: EnginePage, row: Row) -> None:
+    w2(page, row)
+    tool_round_trip(page, row)
 
 
 def tool_round_trip(page: EnginePage, row: Row) -> None:
@@ -448,7 +464,7 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
-        "--only", choices=["all", "sessions", "w11"], default="all", help="which rows"
+        "--only", choices=["all", "sessions", "w11", "tools"], default="all", help="which rows"
     )
     args = parser.parse_args()
     global RUNS
