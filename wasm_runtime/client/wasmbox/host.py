@@ -65,6 +65,7 @@ class Host:
         self._cdp = cdp
         self._host_object = ""
         self._slot = slot
+        self._exposed: dict[str, asyncio.Future[object]] = {}
 
     @classmethod
     async def start(
@@ -196,6 +197,17 @@ class Host:
     def drop_tools(self, token: int) -> None:
         self._toolsets.pop(token, None)
 
+    async def expose(self, name: str, callback: Callable[..., Any]) -> None:
+        """`window[name](...args)` in the page calls `callback(*args)` here and resolves with what
+        it returns (awaited when it is a coroutine). Once per name: a later call keeps the first."""
+        if name not in self._exposed:
+            self._exposed[name] = asyncio.ensure_future(self.page.expose_function(name, callback))
+        try:
+            await asyncio.shield(self._exposed[name])
+        except Error as exc:
+            self._exposed.pop(name, None)
+            raise SandboxError(js_message(exc.message)) from None
+
     async def close(self) -> None:
         if self._closed:
             return
@@ -225,7 +237,9 @@ async def open_context(
     and this start uses a temporary one; a named session's profile fails loudly."""
     engine = getattr(playwright, browser)
     own = playwright.chromium.executable_path if browser == "chromium" else None
-    args = launch_args(browser, own)
+    # Ctrl+C belongs to the Python program, which stops its own work and then closes the browser;
+    # Playwright's driver, in the same process group, would otherwise close it first.
+    args = {**launch_args(browser, own), "handle_sigint": False}
     if profile is not None:
         try:
             context = await engine.launch_persistent_context(str(profile), **args)
