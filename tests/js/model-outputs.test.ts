@@ -14,7 +14,8 @@ interface Fixture {
   source: string;
   content: string | null;
   tool_calls: { id?: string; type?: string; function: { name: string; arguments: unknown } }[] | null;
-  expect: { form: string; code: string | null };
+  /** `calls`, when given: every call of the reply, `{ code }` or `{ problem }`, in order. */
+  expect: { form: string; code: string | null; calls?: ({ code: string } | { problem: string })[] };
 }
 
 const files = readdirSync(FOLDER).filter((name) => name.endsWith(".json"));
@@ -48,5 +49,6 @@ for (const name of files) {
     const code = first && "code" in first ? first.code : null;
     if (fixture.expect.code === null) assert.equal(code, null, "no code expected");
     else assert.equal(code?.trim(), fixture.expect.code.trim(), fixture.source);
+    if (fixture.expect.calls) assert.deepEqual(reply.calls, fixture.expect.calls, fixture.source);
   });
 }
