@@ -14,6 +14,11 @@ from wasm_runtime.paths import RUNTIME_DIR, default_cache_dir
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["ask"]:
+        from wasmbox.ask.cli import main as ask
+
+        return ask(argv[1:])
     parser = argparse.ArgumentParser(prog="wasmbox", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -94,21 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         help="where named sessions live (default: $WASMBOX_DATA_DIR or ~/.local/share/wasmbox)",
     )
 
-    ask = commands.add_parser("ask", help="ask a model; it runs Python in the sandbox to answer")
-    ask.add_argument("question")
-    ask.add_argument("--file", action="append", default=[], type=Path, help="(repeatable)")
-    ask.add_argument("--model", default=None, help="default: the first of WASMBOX_MODELS")
-    ask.add_argument("--json", action="store_true", help="print the parts as JSON lines")
-    ask.add_argument("--max-steps", type=int, default=8, help="code runs at most (%(default)s)")
-    ask.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
-    ask.add_argument("--out", type=Path, default=Path("wasmbox-out"), help="(%(default)s)")
+    # Listed for --help; its arguments are its own (wasmbox.ask.cli), parsed there.
+    commands.add_parser("ask", help="ask a model; it runs Python in the sandbox to answer")
 
     args = parser.parse_args(argv)
     console = Console(stderr=True)
-    if args.command == "ask":
-        from wasmbox.ask.cli import run_ask
-
-        return run_ask(args, console)
     if args.command == "mcp":
         from wasmbox.mcp_server import serve as serve_mcp
 

@@ -1,4 +1,4 @@
-"""An ExecutionResult as the text a model reads (MCP tool results, `wasmbox ask`, agent tools)."""
+"""An ExecutionResult as the text a model reads (MCP tool results, agent tools in Python)."""
 
 from __future__ import annotations
 

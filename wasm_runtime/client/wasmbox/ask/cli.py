@@ -1,84 +1,45 @@
-"""`wasmbox ask "question" [--file F ...] [--model M] [--json]`: the loop in a terminal.
+"""`wasmbox ask "question" [--file F ...] [--model M] [--json]`: the SDK's Agent, from a terminal.
 
-Text streams to stdout as the model writes it, code and results as they happen (or, with --json,
-one Gemini-shaped part per line). Files the code writes and images it shows are saved in --out.
+The agent runs in the page that holds the sandbox (wasmbox.ask.agent); its model requests are made
+here with the `openai` package on OPENAI_BASE_URL / OPENAI_API_KEY. Events print as they happen
+(wasmbox.ask.show); files the code writes and images it shows are saved in --out.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import os
-import sys
 from pathlib import Path
 
-import openai
 from rich.console import Console
+from rich.markup import escape
 
-from wasmbox.ask.loop import AskLoop, Hooks, Part, part_json
+from wasmbox.ask import agent
+from wasmbox.ask.chat import ChatStreams, openai_client
+from wasmbox.ask.show import JsonParts, Saved, Terminal
 from wasmbox.errors import WasmboxError
-from wasmbox.results import ExecutionResult
 from wasmbox.sandbox import Sandbox
 
-EXTENSIONS = {
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/gif": ".gif",
-    "image/svg+xml": ".svg",
-}
+# Exit statuses: the model answered (or reached the step limit, said on the console), a request or
+# the sandbox failed, bad usage, Ctrl+C.
+ANSWERED, FAILED, USAGE, STOPPED = 0, 1, 2, 130
 
 
-class Output:
-    """Saves what runs produce into `out_dir` and prints parts for a person or as JSON lines."""
-
-    def __init__(self, out_dir: Path, console: Console, as_json: bool) -> None:
-        self.out_dir = out_dir
-        self.console = console
-        self.as_json = as_json
-        self.images = 0
-        self.streamed_text = False
-
-    def text_delta(self, text: str) -> None:
-        if not self.as_json:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            self.streamed_text = True
-
-    def part(self, part: Part) -> None:
-        if self.as_json:
-            print(part_json(part), flush=True)
-            return
-        if "text" in part:
-            if not self.streamed_text:  # a note from the loop itself, never streamed
-                print(part["text"], flush=True)
-            print(flush=True)
-        elif code := part.get("executable_code"):
-            self.console.rule("code", style="dim")
-            print(code["code"].rstrip(), flush=True)
-        elif result := part.get("code_execution_result"):
-            self.console.rule(result["outcome"], style="dim")
-            print(result["output"].rstrip(), flush=True)
-            self.console.rule(style="dim")
-        self.streamed_text = False
-
-    async def saved(self, sandbox: Sandbox, result: ExecutionResult) -> None:
-        """Write the run's images and the files it wrote into the out folder."""
-        for image in result.images():
-            self.images += 1
-            name = f"image-{self.images}{EXTENSIONS.get(image.mime, '.bin')}"
-            svg = image.mime == "image/svg+xml"
-            self.write(name, image.data.encode() if svg else base64.b64decode(image.data))
-        for info in result.files:
-            self.write(info.path, await sandbox.read_file(info.path))
-
-    def write(self, rel_path: str, data: bytes) -> None:
-        target = (self.out_dir / rel_path).resolve()
-        if not target.is_relative_to(self.out_dir.resolve()):
-            return  # the SDK refuses such names already; never write outside the folder
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        self.console.print(f"[dim]saved {self.out_dir / rel_path}[/dim]")
+def parser() -> argparse.ArgumentParser:
+    ask = argparse.ArgumentParser(
+        prog="wasmbox ask", description="Ask a model; it runs Python in the sandbox to answer."
+    )
+    ask.add_argument("question")
+    ask.add_argument("--file", action="append", default=[], type=Path, help="(repeatable)")
+    ask.add_argument("--model", default=None, help="default: the first of WASMBOX_MODELS")
+    ask.add_argument("--json", action="store_true", help="print the turn's parts as JSON lines")
+    ask.add_argument(
+        "--max-steps", type=int, default=8, help="model requests for the answer (%(default)s)"
+    )
+    ask.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
+    ask.add_argument("--out", type=Path, default=Path("wasmbox-out"), help="(%(default)s)")
+    return ask
 
 
 def default_model() -> str:
@@ -87,44 +48,53 @@ def default_model() -> str:
     return Settings().models[0]
 
 
-def openai_client() -> openai.AsyncOpenAI:
-    """The official client on OPENAI_BASE_URL / OPENAI_API_KEY (a local server needs no key)."""
-    key = os.environ.get("OPENAI_API_KEY") or (
-        "unused" if os.environ.get("OPENAI_BASE_URL") else None
-    )
-    return openai.AsyncOpenAI(api_key=key)
-
-
 async def ask(args: argparse.Namespace, console: Console) -> int:
-    missing = [str(f) for f in args.file if not f.is_file()]
-    if missing:
-        console.print(f"[red]no such file: {', '.join(missing)}[/red]")
-        return 2
-    output = Output(args.out, console, args.json)
+    saved = Saved(args.out, console)
+    shown = (JsonParts if args.json else Terminal)(console, saved)
     async with await Sandbox.create(timeout=args.timeout) as sandbox:
         for path in args.file:
             await sandbox.write_file(path.name, path.read_bytes())
+        try:
+            outcome = await agent.ask(
+                sandbox,
+                ChatStreams(openai_client()),
+                args.question,
+                model=args.model or default_model(),
+                max_steps=args.max_steps,
+                on_event=shown.event,
+            )
+        finally:
+            shown.end()
+        await saved.files_of(sandbox)
+    if outcome.ungrounded:
+        numbers = ", ".join(outcome.ungrounded)
+        console.print(f"[yellow]not computed by any run: {escape(numbers)}[/yellow]")
+    if outcome.error is not None:
+        error = outcome.error
+        console.print(f"[red]The model request failed: {escape(error['message'])}[/red]")
+        console.print(escape(error["hint"]))
+        return FAILED
+    return ANSWERED
 
-        async def save(result: ExecutionResult) -> None:
-            await output.saved(sandbox, result)
 
-        hooks = Hooks(part=output.part, text_delta=output.text_delta, result=save)
-        loop = AskLoop(
-            openai_client(), args.model or default_model(), sandbox, hooks, args.max_steps
-        )
-        await loop.ask(args.question, [p.name for p in args.file])
-    return 0
-
-
-def run_ask(args: argparse.Namespace, console: Console) -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    console = Console(stderr=True)
     if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         console.print("[red]Set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server.[/red]")
-        return 2
+        return USAGE
+    if args.max_steps < 1:
+        console.print("[red]--max-steps must be at least 1[/red]")
+        return USAGE
+    missing = [str(f) for f in args.file if not f.is_file()]
+    if missing:
+        console.print(f"[red]no such file: {escape(', '.join(missing))}[/red]")
+        return USAGE
     try:
         return asyncio.run(ask(args, console))
-    except openai.OpenAIError as exc:
-        console.print(f"[red]the model server failed: {type(exc).__name__}: {exc}[/red]")
-        return 1
+    except KeyboardInterrupt:
+        console.print("[yellow]stopped[/yellow]")
+        return STOPPED
     except WasmboxError as exc:
-        console.print(f"[red]{exc}[/red]")
-        return 1
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        return FAILED

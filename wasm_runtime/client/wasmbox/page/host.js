@@ -78,6 +78,9 @@ window.wasmboxHost = {
   environment: (id) => sandbox(id).environment(),
   close: (id) => Sandbox.get(id)?.close(),
   list: () => Sandbox.list(),
+  // `wasmbox ask` (page/agent.js, loaded on first use: not on a start's path).
+  agentAsk: async (token, id, options) => (await import("./agent.js")).ask(token, id, options),
+  agentStop: async (token) => (await import("./agent.js")).stop(token),
 };
 // A program drives this page, often with runs back to back: the spare that replaces a claimed one
 // boots in a pause, not between two of its runs.
