@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import openai
+import pytest
 
 from tests.support.fake_openai import (
     FakeOpenAI,
@@ -19,7 +20,7 @@ from tests.support.fake_openai import (
     tool_call_completion_reply,
     tool_call_stream_reply,
 )
-from wasmbox.ask.chat import ChatStreams
+from wasmbox.ask.chat import ChatStreams, openai_client
 
 REQUEST = {
     "model": "gpt-test",
@@ -34,7 +35,7 @@ def pull(fake: FakeOpenAI, reply: Reply, **request: Any) -> tuple[list[dict[str,
     """Every delta of one request, and its error (None when it ended well)."""
 
     async def run() -> tuple[list[dict[str, Any]], Any]:
-        chat = ChatStreams(openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-test"))
+        chat = ChatStreams(openai_client())
         reply_id = chat.start({**REQUEST, **request})
         deltas: list[dict[str, Any]] = []
         while True:
@@ -44,7 +45,10 @@ def pull(fake: FakeOpenAI, reply: Reply, **request: Any) -> tuple[list[dict[str,
                 return deltas, batch["error"]
 
     fake.script(reply)
-    return asyncio.run(run())
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("OPENAI_BASE_URL", fake.base_url)
+        env.setenv("OPENAI_API_KEY", "sk-test")
+        return asyncio.run(run())
 
 
 def test_streamed_text_arrives_as_deltas_with_the_finish_reason() -> None:
@@ -80,6 +84,9 @@ def test_failures_are_the_sdk_chat_errors() -> None:
         _, empty = pull(fake, empty_stream_reply())
         _, cut = pull(fake, cut_stream_reply(["Hel"]))
         _, refused = pull(fake, error_reply(401, "bad key"))
+        _, failed = pull(fake, error_reply(500))
+        # Each request once: what a failure means is the Agent's to decide, not the client's.
+        assert len(fake.received) == 4
     assert empty["type"] == "empty-stream"  # what makes the Agent ask again without streaming
     assert cut["type"] == "cut-stream"
     assert refused == {
@@ -89,6 +96,7 @@ def test_failures_are_the_sdk_chat_errors() -> None:
         "code": "fake_error",
         "retryAfterS": None,
     }
+    assert failed["type"] == "http" and failed["status"] == 500
 
 
 def test_a_server_that_is_not_there_is_a_network_error() -> None:

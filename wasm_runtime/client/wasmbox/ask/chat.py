@@ -24,11 +24,15 @@ Delta = dict[str, Any]
 
 
 def openai_client() -> openai.AsyncOpenAI:
-    """The official client on OPENAI_BASE_URL / OPENAI_API_KEY (a local server needs no key)."""
+    """The official client on OPENAI_BASE_URL / OPENAI_API_KEY (a local server needs no key).
+
+    It does not retry: the Agent decides what a failure means (a refused `content: null` is sent
+    again with `""`, an empty stream again without streaming) and shows the rest, as over its own
+    HTTP; the client's retries sent each refused request three times."""
     key = os.environ.get("OPENAI_API_KEY") or (
         "unused" if os.environ.get("OPENAI_BASE_URL") else None
     )
-    return openai.AsyncOpenAI(api_key=key)
+    return openai.AsyncOpenAI(api_key=key, max_retries=0)
 
 
 class ChatFailure(Exception):
