@@ -15,6 +15,8 @@ const common = { bundle: true, target: "es2022", sourcemap: true, legalComments:
 // Only our outputs: build/js/app belongs to the web app build.
 await Promise.all(["sdk", "sandbox"].map((d) => rm(join(out, d), { recursive: true, force: true })));
 await mkdir(join(out, "sandbox"), { recursive: true });
+await mkdir(join(out, "sdk", "local-model"), { recursive: true });
+const wllama = join(root, "node_modules", "@wllama", "wllama", "esm");
 
 const frame = await build({
   ...common,
@@ -46,4 +48,14 @@ await Promise.all([
     outfile: join(out, "sandbox", "worker.js"),
   }),
   copyFile(join(runtime, "sandbox", "frame.html"), join(out, "sandbox", "frame.html")),
+  // The in-page model engine (llama.cpp in WebAssembly), loaded by localModel() only when a page
+  // uses it, from next to the SDK: never from a CDN.
+  build({
+    ...common,
+    minify: true,
+    entryPoints: [join(wllama, "index.js")],
+    format: "esm",
+    outfile: join(out, "sdk", "local-model", "wllama.js"),
+  }),
+  copyFile(join(wllama, "wasm", "wllama.wasm"), join(out, "sdk", "local-model", "wllama.wasm")),
 ]);

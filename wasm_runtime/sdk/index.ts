@@ -42,3 +42,14 @@ export { classifyReply, type ClassifiedReply, type ReplyForm } from "./agent/rep
 export { outputText, resultForModel } from "./agent/model-result.js";
 export { newTranscript, type Part, type Transcript, type Turn } from "./agent/transcript.js";
 export { recordRun, type RecordHooks } from "./agent/record.js";
+export {
+  localModel,
+  forgetLocalModel,
+  LocalModelError,
+  type LocalModel,
+  type LocalModelErrorType,
+  type LocalModelInfo,
+  type LocalModelOptions,
+  type LocalModelProgress,
+  type LocalTimings,
+} from "./local-model/index.js";
