@@ -84,6 +84,19 @@ def main(argv: list[str] | None = None) -> int:
         help="also ship the package snapshot (125 MB, which static hosts rarely compress): resumed "
         "numpy/pandas sessions then start without loading those packages",
     )
+    export_parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        metavar="FILE.gguf",
+        help="ship this model: the page answers with it on the user's device, with no endpoint",
+    )
+    export_parser.add_argument(
+        "--model-sha256",
+        default=None,
+        metavar="HEX",
+        help="refuse the model unless its sha256 is this (the page checks it too)",
+    )
 
     mcp = commands.add_parser("mcp", help="serve the sandbox to MCP clients over stdio")
     mcp.add_argument("--timeout", type=float, default=30, help="seconds per run (%(default)s)")
@@ -115,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
             console,
             precache_all=args.precache_all,
             package_snapshot=args.package_snapshot,
+            model=args.model,
+            model_sha256=args.model_sha256,
         )
     if args.command == "serve":
         return serve_app(
@@ -147,6 +162,8 @@ def export_folder(
     *,
     precache_all: bool = False,
     package_snapshot: bool = False,
+    model: Path | None = None,
+    model_sha256: str | None = None,
 ) -> int:
     from backend.site_export import ExportError, ExportOptions, export_site
 
@@ -156,6 +173,8 @@ def export_folder(
             base_path=base_path,
             precache_all=precache_all,
             package_snapshot=package_snapshot,
+            model=model,
+            model_sha256=model_sha256,
         )
         summary = export_site(options)
     except ExportError as exc:

@@ -25,6 +25,7 @@ from backend.offline import (
     service_worker,
 )
 from backend.security_headers import app_page_csp
+from backend.site_model import DESCRIPTION, MODELS_DIR, ModelShipError, check_model, ship_model
 from backend.static import frame_script_sha256
 from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
@@ -55,6 +56,9 @@ class ExportOptions:
     js_dir: Path = JS_DIR
     runtime_dir: Path = RUNTIME_DIR
     web_dir: Path = REPO_ROOT / "web"
+    # A GGUF shipped with the site: the app answers with it in the page (backend/site_model.py).
+    model: Path | None = None
+    model_sha256: str | None = None
 
 
 @dataclass
@@ -81,6 +85,7 @@ def export_site(options: ExportOptions) -> ExportSummary:
     out = options.out_dir.resolve()
     check_target(out)
     sources = source_folders(options)
+    model_sha256 = shipped_model_sha256(options)
     staging = out.with_name(f".{out.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -94,6 +99,8 @@ def export_site(options: ExportOptions) -> ExportSummary:
             shutil.copy2(options.js_dir / "embed" / name, staging / name)
         pages = write_pages(options.web_dir, staging, base_path)
         write_app_policy(staging / "index.html", options.js_dir)
+        if options.model is not None and model_sha256 is not None:
+            ship_model(options.model, model_sha256, staging)
         write_service_worker(options.js_dir, staging, options.precache_all)
         (staging / MARKER).write_text("made by `wasmbox export`; replaced whole by the next one\n")
         swap_in(staging, out)
@@ -102,6 +109,18 @@ def export_site(options: ExportOptions) -> ExportSummary:
         raise
     files = [p for p in out.rglob("*") if p.is_file()]
     return ExportSummary(out, len(files), sum(p.stat().st_size for p in files), pages)
+
+
+def shipped_model_sha256(options: ExportOptions) -> str | None:
+    """The shipped model's sha256, checked before anything is written (None: no model)."""
+    if options.model is None:
+        if options.model_sha256 is not None:
+            raise ExportError("--model-sha256 needs --model")
+        return None
+    try:
+        return check_model(options.model, options.model_sha256)
+    except ModelShipError as exc:
+        raise ExportError(str(exc)) from exc
 
 
 def check_target(out: Path) -> None:
@@ -199,6 +218,10 @@ def offline_files(site: Path, precache_all: bool) -> dict[str, Path]:
     files |= files_under(site / "sandbox", "sandbox/", (".js",))
     files |= files_under(site / "examples", "examples/", EXAMPLE_SUFFIXES)
     files |= files_under(site / "pyscript", "pyscript/", (".js", ".css"))
+    if (site / MODELS_DIR / DESCRIPTION).is_file():
+        # The engine, for offline answers; the weights are kept by the page's own model store.
+        files |= files_under(site / "sdk" / "local-model", "sdk/local-model/", (".js", ".wasm"))
+        files[f"{MODELS_DIR}/{DESCRIPTION}"] = site / MODELS_DIR / DESCRIPTION
     return files | runtime_urls(site / "runtime", precache_all)
 
 

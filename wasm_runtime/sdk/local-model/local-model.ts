@@ -11,6 +11,7 @@ import { defaultThreads, startEngine } from "./engine.js";
 import { LocalModelError } from "./errors.js";
 import { readGguf } from "./gguf.js";
 import { checkMemory } from "./memory.js";
+import { localMessages, templateHasTools, type SystemPromptMode } from "./prompt.js";
 import { weightsFromFiles, weightsFromUrl, type Weights, type WeightsProgress } from "./weights.js";
 
 export const DEFAULT_CONTEXT_SIZE = 4096;
@@ -34,6 +35,15 @@ export interface LocalModelOptions {
   seed?: number;
   /** Use WebGPU where the browser has it (default true); the CPU is the fallback. */
   gpu?: boolean;
+  /** "compact" (default): the agent's system prompt replaced by a short one (prompt tokens are slow here); "as-sent". */
+  systemPrompt?: SystemPromptMode;
+  /**
+   * How tool calls travel: "template" sends the tool schema through the model's chat template (the
+   * engine parses the calls; a template without tool support gets llama.cpp's JSON format, enforced
+   * by a grammar); "text" describes the `<tool_call>` form in the system prompt. Default: "template"
+   * when the model's template knows tools, else "text".
+   */
+  toolCalls?: "template" | "text";
   onProgress?: (event: LocalModelProgress) => void;
 }
 
@@ -46,6 +56,8 @@ export interface LocalModelInfo {
   multiThreaded: boolean;
   contextSize: number;
   architecture: string | null;
+  /** Tool calls through the model's template (`tools` sent), or as text the agent reads (`<tool_call>`). */
+  toolCalls: "template" | "text";
   /** From asking to a loaded model: reading the weights (store, file or network) and loading them. */
   loadMs: number;
 }
@@ -130,6 +142,7 @@ export function localModel(options: LocalModelOptions): LocalModel {
       multiThreaded: loaded.isMultithread(),
       contextSize: settings.contextSize,
       architecture: shape.architecture,
+      toolCalls: options.toolCalls ?? (templateHasTools(shape.chatTemplate) ? "template" : "text"),
       loadMs: Math.round(performance.now() - started),
     };
     progress({ phase: "ready", info });
@@ -149,12 +162,15 @@ export function localModel(options: LocalModelOptions): LocalModel {
   async function* answer(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatDelta> {
     const loaded = await load(signal);
     signal.throwIfAborted();
+    const textTools = info?.toolCalls === "text";
+    const messages = localMessages(request.messages, options.systemPrompt ?? "compact", textTools);
+    const sent: ChatRequest = { ...request, messages, ...(textTools ? { tools: [] } : {}) };
     const started = performance.now();
     let engineTimings = null as Parameters<typeof timingsOf>[0] | null;
     let chunks;
     try {
       chunks = await loaded.createChatCompletion({
-        ...engineParams(request, settings, signal),
+        ...engineParams(sent, settings, signal),
         stream: true,
       });
     } catch (error) {
