@@ -3,6 +3,7 @@
 import type { ChatFn, HttpChatOptions, StateChangeEvent, StreamingMode, Transcript } from "wasmbox";
 import { endpointConfig, fetchConfig, type AppConfig } from "./api/config.js";
 import { directChat } from "./api/direct-chat.js";
+import { fetchShippedModel } from "./api/shipped-model.js";
 import { applyConnectPolicy, loadEndpoint } from "./api/endpoint.js";
 import { Activity } from "./app/activity.js";
 import { PROXY, type Conversation } from "./app/conversation.js";
@@ -14,6 +15,7 @@ import { ConversationList } from "./ui/conversation-list.js";
 import { byId, h } from "./ui/dom.js";
 import { showEndpointForm } from "./ui/endpoint-form.js";
 import { FileList } from "./ui/file-list.js";
+import { LocalModelPicker, PICKED } from "./ui/local-model-picker.js";
 import { saveText } from "./ui/files.js";
 import { StatusBar } from "./ui/status.js";
 import { showUpdateNotice } from "./sw/notice.js";
@@ -32,6 +34,9 @@ function start(): Promise<void> {
 
   let streaming: Record<string, StreamingMode> = {};
   let chat: HttpChatOptions | ChatFn = PROXY;
+  let localModels: LocalModelPicker | null = null;
+  /** The chat for the model picked: in this page ("On this device") or a server's. */
+  const chatFor = (model: string): HttpChatOptions | ChatFn => localModels?.chatFor(model) ?? chat;
   let session: Promise<Session> = new Promise(() => undefined);
   const download = (path: string): void => void session.then((s) => s.download(path));
   const view = new ChatView(log, download);
@@ -44,7 +49,7 @@ function start(): Promise<void> {
   const workspace = new Workspace(
     view,
     () => streaming,
-    () => chat,
+    () => chatFor(modelSelect.value),
     {
       onProgress: (progress) => status.showStartProgress(progress),
       opening: () => {
@@ -83,8 +88,13 @@ function start(): Promise<void> {
   const sendMessage = (): void => {
     const text = messageInput.value.trim();
     if (!text || activity.running) return;
-    messageInput.value = "";
     const model = modelSelect.value;
+    if (model === PICKED && !localModels?.chatFor(model)) {
+      view.note("Choose a .gguf model file first (or drop one on the page).", "error");
+      byId<HTMLInputElement>("local-model-file").click();
+      return;
+    }
+    messageInput.value = "";
     void activity.run("Thinking", async (signal) => (await conversation()).send(text, model, signal));
   };
 
@@ -102,7 +112,8 @@ function start(): Promise<void> {
     (mode === "chat" ? messageInput : codeInput).focus();
   };
 
-  const applyConfig = (served: AppConfig): void => {
+  const applyConfig = (served: AppConfig, picker: LocalModelPicker): void => {
+    localModels = picker;
     let config = served;
     if (!served.server) {
       // A static host: the chat goes from this page to the user's endpoint, if one was entered.
@@ -113,13 +124,16 @@ function start(): Promise<void> {
       }
     }
     streaming = config.streaming;
-    modelSelect.replaceChildren(...config.models.map((model) => h("option", { value: model }, model)));
-    modelSelect.disabled = !config.llmConfigured;
-    byId("chat-tab").hidden = !config.llmConfigured;
+    // A shipped model answers in the page: the chat works with no server and no endpoint.
+    const canChat = config.llmConfigured || picker.hasShipped;
+    const remote = config.llmConfigured ? config.models.map((model) => h("option", { value: model }, model)) : [];
+    modelSelect.replaceChildren(...remote, ...picker.options());
+    modelSelect.disabled = !canChat;
+    byId("chat-tab").hidden = !canChat;
     const setup = byId("setup-note");
-    setup.hidden = config.llmConfigured;
+    setup.hidden = canChat;
     setup.textContent = config.howToConfigure ?? "";
-    showMode(config.llmConfigured ? "chat" : "console");
+    showMode(canChat ? "chat" : "console");
   };
 
   const uploadFiles = async (chosen: Iterable<File>): Promise<void> => {
@@ -158,7 +172,12 @@ function start(): Promise<void> {
   document.addEventListener("dragover", (e) => e.preventDefault());
   document.addEventListener("drop", (e) => {
     e.preventDefault();
-    if (e.dataTransfer?.files.length) void uploadFiles(e.dataTransfer.files);
+    const dropped = [...(e.dataTransfer?.files ?? [])];
+    // A dropped model becomes "On this device"; other files go to the sandbox.
+    const model = dropped.find((f) => f.name.toLowerCase().endsWith(".gguf"));
+    if (model && localModels && !modelSelect.disabled) localModels.useFile(model);
+    const others = dropped.filter((f) => f !== model || !localModels || modelSelect.disabled);
+    if (others.length) void uploadFiles(others);
   });
   // The conversation shown, restored history included.
   const exportAs = (save: (transcript: Transcript) => void) => () =>
@@ -182,7 +201,13 @@ function start(): Promise<void> {
       view.note(`The sandbox could not start: ${error}`, "error");
     },
   );
-  fetchConfig().then(applyConfig, (error) => view.note(`Could not load the configuration: ${error}`, "error"));
+  const pickerReady = fetchShippedModel().then(
+    (shipped) => new LocalModelPicker(modelSelect, byId("local-model-file"), byId("local-model-status"), shipped),
+  );
+  Promise.all([fetchConfig(), pickerReady]).then(
+    ([config, models]) => applyConfig(config, models),
+    (error) => view.note(`Could not load the configuration: ${error}`, "error"),
+  );
   return started;
 }
 

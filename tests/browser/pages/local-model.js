@@ -24,7 +24,7 @@ window.localTest = {
     }
   },
   /** One streamed request straight to the chat function; `abortAfterTokens` cancels mid-generation. */
-  async chat(messages, { abortAfterTokens = 0, maxTokens } = {}) {
+  async chat(messages, { abortAfterTokens = 0 } = {}) {
     const controller = new AbortController();
     const deltas = [];
     const started = performance.now();

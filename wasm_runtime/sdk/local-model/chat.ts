@@ -90,6 +90,10 @@ export async function* deltasOf(
 export function joined(deltas: ChatDelta[]): ChatDelta {
   const content = deltas.map((d) => d.content ?? "").join("");
   const calls = deltas.flatMap((d) => d.tool_calls ?? []);
-  const finishReason = deltas.map((d) => d.finishReason).filter(Boolean).pop() ?? null;
+  const finishReason =
+    deltas
+      .map((d) => d.finishReason)
+      .filter(Boolean)
+      .pop() ?? null;
   return { content: content || null, tool_calls: calls.length ? calls : null, finishReason };
 }

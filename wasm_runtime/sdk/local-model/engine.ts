@@ -39,7 +39,10 @@ export async function startEngine(files: Blob[], options: EngineOptions): Promis
   try {
     engine = new Wllama({ default: ENGINE_WASM_URL }, { suppressNativeLog: false, logger: quiet });
   } catch (error) {
-    throw new LocalModelError("unsupported", `the engine cannot run here: ${error instanceof Error ? error.message : error}`);
+    throw new LocalModelError(
+      "unsupported",
+      `the engine cannot run here: ${error instanceof Error ? error.message : error}`,
+    );
   }
   // Its compatibility build comes from a CDN: never. Browsers without JSPI use the plain build.
   engine.setCompat(null);
@@ -56,7 +59,10 @@ export async function startEngine(files: Blob[], options: EngineOptions): Promis
     });
   } catch (error) {
     await engine.exit().catch(() => undefined);
-    throw new LocalModelError("load", `the engine could not load the model: ${error instanceof Error ? error.message : error}`);
+    throw new LocalModelError(
+      "load",
+      `the engine could not load the model: ${error instanceof Error ? error.message : error}`,
+    );
   }
   return engine;
 }

@@ -10,13 +10,7 @@
 // Each has a `hint`: what the user can try, in a sentence (the app shows it like a ChatError's).
 
 export type LocalModelErrorType =
-  | "sha256-mismatch"
-  | "not-gguf"
-  | "too-large"
-  | "download"
-  | "unsupported"
-  | "load"
-  | "generation";
+  "sha256-mismatch" | "not-gguf" | "too-large" | "download" | "unsupported" | "load" | "generation";
 
 export interface LocalModelErrorDetails {
   expected?: string;
@@ -26,7 +20,8 @@ export interface LocalModelErrorDetails {
 }
 
 const HINTS: Record<LocalModelErrorType, string> = {
-  "sha256-mismatch": "The model file is not the one expected: download it again from its source, or check the sha256 given.",
+  "sha256-mismatch":
+    "The model file is not the one expected: download it again from its source, or check the sha256 given.",
   "not-gguf": "Choose a .gguf model file (llama.cpp's format).",
   "too-large": "Choose a smaller model (fewer parameters or a smaller quantization), or a smaller contextSize.",
   download: "Check the network and the model's URL, then try again; once loaded, the model is kept for offline visits.",

@@ -105,7 +105,8 @@ export async function readGguf(file: Blob, name: string): Promise<GgufShape> {
     if (!(error instanceof RangeError)) throw error;
     // A header longer than we read: what we have is enough, or the shape stays unknown.
   }
-  const architecture = typeof values.get("general.architecture") === "string" ? (values.get("general.architecture") as string) : null;
+  const architecture =
+    typeof values.get("general.architecture") === "string" ? (values.get("general.architecture") as string) : null;
   const numberOf = (key: string): number | null => {
     const v = architecture ? values.get(`${architecture}.${key}`) : undefined;
     return typeof v === "number" && v > 0 ? v : null;

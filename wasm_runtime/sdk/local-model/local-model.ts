@@ -84,20 +84,32 @@ function digests(sha256: LocalModelOptions["sha256"]): string[] | null {
   if (sha256 === undefined) return null;
   const list = Array.isArray(sha256) ? sha256 : [sha256];
   for (const digest of list)
-    if (typeof digest !== "string" || !HEX.test(digest)) throw new TypeError(`sha256 must be 64 hex digits, got ${String(digest)}`);
+    if (typeof digest !== "string" || !HEX.test(digest))
+      throw new TypeError(`sha256 must be 64 hex digits, got ${String(digest)}`);
   return list.map((d) => d.toLowerCase());
 }
 
-function checked(options: LocalModelOptions): Required<Pick<LocalModelOptions, "threads" | "contextSize" | "maxTokens" | "temperature" | "seed" | "gpu">> {
+function checked(
+  options: LocalModelOptions,
+): Required<Pick<LocalModelOptions, "threads" | "contextSize" | "maxTokens" | "temperature" | "seed" | "gpu">> {
   const hasUrl = typeof options?.url === "string" && options.url.length > 0;
-  const hasFile = options?.file instanceof Blob || (Array.isArray(options?.file) && options.file.length > 0 && options.file.every((f) => f instanceof Blob));
+  const hasFile =
+    options?.file instanceof Blob ||
+    (Array.isArray(options?.file) && options.file.length > 0 && options.file.every((f) => f instanceof Blob));
   if (hasUrl === hasFile) throw new TypeError("localModel needs either url or file (a File or Blob)");
   const threads = options.threads ?? defaultThreads();
   const contextSize = options.contextSize ?? DEFAULT_CONTEXT_SIZE;
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   for (const [name, value] of Object.entries({ threads, contextSize, maxTokens }))
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return { threads, contextSize, maxTokens, temperature: options.temperature ?? 0.2, seed: options.seed ?? 0, gpu: options.gpu ?? true };
+  return {
+    threads,
+    contextSize,
+    maxTokens,
+    temperature: options.temperature ?? 0.2,
+    seed: options.seed ?? 0,
+    gpu: options.gpu ?? true,
+  };
 }
 
 export function localModel(options: LocalModelOptions): LocalModel {
@@ -232,7 +244,8 @@ export function localModel(options: LocalModelOptions): LocalModel {
 function generationError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason ?? error;
   if (error instanceof Error && error.name === "AbortError") return error;
-  if (typeof error === "object" && error !== null && (error as { name?: unknown }).name === "LocalModelError") return error;
+  if (typeof error === "object" && error !== null && (error as { name?: unknown }).name === "LocalModelError")
+    return error;
   const message = error instanceof Error ? error.message : String(error);
   return new LocalModelError("generation", `the local model failed: ${message}`);
 }

@@ -44,7 +44,12 @@ export function memoryAvailable(): number {
 const mb = (n: number): string => `${Math.round(n / 2 ** 20)} MB`;
 
 /** Refuse, with both figures, a model that would not fit. */
-export function checkMemory(weightsBytes: number, shape: GgufShape | null, contextSize: number, available = memoryAvailable()): void {
+export function checkMemory(
+  weightsBytes: number,
+  shape: GgufShape | null,
+  contextSize: number,
+  available = memoryAvailable(),
+): void {
   const required = memoryNeeded(weightsBytes, shape, contextSize);
   if (required > available)
     throw new LocalModelError(

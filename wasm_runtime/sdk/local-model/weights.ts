@@ -12,9 +12,7 @@ const HASH_HEADER = "X-Wasmbox-Sha256";
 const SHARD = /-(\d{5})-of-(\d{5})\.gguf$/;
 
 export type WeightsProgress =
-  | { phase: "download"; loaded: number; total: number }
-  | { phase: "verify" }
-  | { phase: "store" };
+  { phase: "download"; loaded: number; total: number } | { phase: "verify" } | { phase: "store" };
 
 export interface WeightsOptions {
   /** One hex digest per file (one for an unsplit model). */
@@ -64,7 +62,11 @@ function checkHash(name: string, expected: string, actual: string): void {
     );
 }
 
-async function download(url: string, signal: AbortSignal | undefined, progress: (loaded: number, total: number) => void): Promise<Blob> {
+async function download(
+  url: string,
+  signal: AbortSignal | undefined,
+  progress: (loaded: number, total: number) => void,
+): Promise<Blob> {
   let response: Response;
   try {
     response = await fetch(url, { signal });
@@ -90,7 +92,10 @@ async function download(url: string, signal: AbortSignal | undefined, progress: 
 /** Put `blob` in the store and read it back from there (a disk-backed Blob, not bytes in memory). */
 async function keep(store: Cache | null, key: string, blob: Blob, sha256: string | null): Promise<Blob> {
   if (!store) return blob;
-  const headers: Record<string, string> = { "Content-Type": "application/octet-stream", "Content-Length": String(blob.size) };
+  const headers: Record<string, string> = {
+    "Content-Type": "application/octet-stream",
+    "Content-Length": String(blob.size),
+  };
   if (sha256) headers[HASH_HEADER] = sha256;
   try {
     await store.put(key, new Response(blob, { headers }));
@@ -102,7 +107,12 @@ async function keep(store: Cache | null, key: string, blob: Blob, sha256: string
 }
 
 /** A stored file, if there is one whose hash is the one asked for (unknown hashes are checked). */
-async function fromStore(store: Cache | null, key: string, sha256: string | undefined, options: WeightsOptions): Promise<Blob | null> {
+async function fromStore(
+  store: Cache | null,
+  key: string,
+  sha256: string | undefined,
+  options: WeightsOptions,
+): Promise<Blob | null> {
   const response = await store?.match(key);
   if (!store || !response) return null;
   const stored = response.headers.get(HASH_HEADER);

@@ -10,13 +10,15 @@ export interface Notes {
 }
 
 interface ModelFailure {
-  name: "ChatError";
+  name: "ChatError" | "LocalModelError";
   message: string;
   hint: string;
 }
 
 const isModelFailure = (e: unknown): e is ModelFailure =>
-  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
+  typeof e === "object" &&
+  e !== null &&
+  ["ChatError", "LocalModelError"].includes(String((e as { name?: unknown }).name));
 
 export class Activity {
   private current: AbortController | null = null;

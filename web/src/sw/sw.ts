@@ -23,6 +23,10 @@ clientsClaim();
 // Runtime files the precache does not hold (package wheels): versioned names, so cache-first.
 const runtimeFolder = new URL("runtime/", self.registration.scope).href;
 registerRoute(({ url }) => url.href.startsWith(runtimeFolder), new CacheFirst({ cacheName: __WASMBOX_WHEEL_CACHE__ }));
+// The local model's engine (9 MB), cached the first time a page uses it (precached when the site
+// ships a model). The weights are not: the page's model store keeps them (sdk/local-model/weights.ts).
+const engineFolder = new URL("sdk/local-model/", self.registration.scope).href;
+registerRoute(({ url }) => url.href.startsWith(engineFolder), new CacheFirst({ cacheName: __WASMBOX_WHEEL_CACHE__ }));
 
 self.addEventListener("message", (event) => {
   if ((event.data as { type?: unknown } | null)?.type === "SKIP_WAITING") void self.skipWaiting();
