@@ -140,7 +140,10 @@ test("a non-streamed reply is the streamed deltas joined, tool calls assembled b
 function gguf(values: Record<string, string | number>): Blob {
   const parts: number[] = [];
   const u32 = (n: number) => parts.push(n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255);
-  const u64 = (n: number) => (u32(n), u32(0));
+  const u64 = (n: number) => {
+    u32(n);
+    u32(0);
+  };
   const str = (s: string) => {
     const bytes = new TextEncoder().encode(s);
     u64(bytes.length);
@@ -152,8 +155,9 @@ function gguf(values: Record<string, string | number>): Blob {
   u64(Object.keys(values).length);
   for (const [key, value] of Object.entries(values)) {
     str(key);
-    if (typeof value === "string") (u32(8), str(value));
-    else (u32(4), u32(value));
+    u32(typeof value === "string" ? 8 : 4);
+    if (typeof value === "string") str(value);
+    else u32(value);
   }
   return new Blob([new Uint8Array(parts), new Uint8Array(64)]);
 }
