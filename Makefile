@@ -18,7 +18,7 @@ ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/tes
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent llama clean
+.PHONY: help setup runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent bench-local-model llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -115,6 +115,9 @@ bench-anywhere: build browser ## Python client and `wasmbox mcp` timings: cold s
 
 bench-agent: build browser llama ## the example tasks with Qwen2.5-Coder-1.5B (local, ~1.1 GB once): pass rate, steps, time, parser paths
 	$(BIN)/python -m tests.bench.agent $(BENCH_AGENT_ARGS)
+
+bench-local-model: build browser llama ## the in-page model vs llama.cpp's native server: load, prompt and generation tok/s, next step (BENCH_LOCAL_ARGS="--models smollm2 qwen-coder")
+	$(BIN)/python -m tests.bench.local_model $(BENCH_LOCAL_ARGS)
 
 clean: ## remove build output (the download cache in ~/.cache/wasmbox stays)
 	rm -rf build
