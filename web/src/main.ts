@@ -1,6 +1,13 @@
 // The wasmbox app: a chat with a code-executing agent and a Python console, sharing one sandbox.
 // This file only wires the components to the page.
-import type { ChatFn, HttpChatOptions, StateChangeEvent, StreamingMode, Transcript } from "wasmbox";
+import {
+  httpChat,
+  type ChatFn,
+  type HttpChatOptions,
+  type StateChangeEvent,
+  type StreamingMode,
+  type Transcript,
+} from "wasmbox";
 import { endpointConfig, fetchConfig, type AppConfig } from "./api/config.js";
 import { directChat } from "./api/direct-chat.js";
 import { fetchShippedModel } from "./api/shipped-model.js";
@@ -35,8 +42,14 @@ function start(): Promise<void> {
   let streaming: Record<string, StreamingMode> = {};
   let chat: HttpChatOptions | ChatFn = PROXY;
   let localModels: LocalModelPicker | null = null;
-  /** The chat for the model picked: in this page ("On this device") or a server's. */
-  const chatFor = (model: string): HttpChatOptions | ChatFn => localModels?.chatFor(model) ?? chat;
+  /**
+   * Each request goes where its model is: in this page ("On this device") or to a server. A
+   * conversation's agent keeps one chat function, and the picker may change between messages.
+   */
+  const routed: ChatFn = (request, signal) => {
+    const target = localModels?.chatFor(request.model) ?? chat;
+    return (typeof target === "function" ? target : httpChat(target))(request, signal);
+  };
   let session: Promise<Session> = new Promise(() => undefined);
   const download = (path: string): void => void session.then((s) => s.download(path));
   const view = new ChatView(log, download);
@@ -49,7 +62,7 @@ function start(): Promise<void> {
   const workspace = new Workspace(
     view,
     () => streaming,
-    () => chatFor(modelSelect.value),
+    () => routed,
     {
       onProgress: (progress) => status.showStartProgress(progress),
       opening: () => {

@@ -40,7 +40,7 @@ def test_the_shipped_model_answers_in_the_page_then_offline(
     app_page: AppPage, site_with_model: str
 ) -> None:
     app = app_page.open(site_with_model)
-    picker = app.page.get_by_label("Model")
+    picker = app.page.get_by_label("Model", exact=True)
     expect(picker).to_be_enabled()
     expect(picker).to_have_value("on-device")
 
