@@ -14,7 +14,8 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
 	tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
-	tests/browser/static/test_embed.py tests/browser/sessions/test_engines.py
+	tests/browser/static/test_embed.py tests/browser/sessions/test_engines.py \
+	tests/browser/local_model/test_engines.py
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 

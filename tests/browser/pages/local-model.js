@@ -31,7 +31,8 @@ window.localTest = {
     try {
       for await (const delta of state.model({ model: "local", messages, stream: true }, controller.signal)) {
         deltas.push(delta);
-        if (abortAfterTokens && deltas.length >= abortAfterTokens) controller.abort();
+        const tokens = deltas.filter((d) => d.content).length;
+        if (abortAfterTokens && tokens >= abortAfterTokens) controller.abort();
       }
       return { deltas, timings: state.model.lastTimings, ms: performance.now() - started };
     } catch (e) {
