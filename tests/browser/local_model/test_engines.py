@@ -13,7 +13,7 @@ from tests.browser.local_model.conftest import MODEL_OPTIONS, PAGE
 from tests.support.engines import EngineBrowser, EnginePage
 from tests.support.models import SMOLLM2
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 
 READY_TIMEOUT_MS = 120_000
 

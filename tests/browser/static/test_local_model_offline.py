@@ -18,7 +18,7 @@ from tests.support.static_host import http_server
 
 from .offline import wait_until_ready_offline
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 
 TURN_TIMEOUT_MS = 1_500_000
 QUESTION = "Say hello in three words."
