@@ -30,14 +30,15 @@ function loadModule(): Promise<WllamaModule> {
   return engineModule;
 }
 
-const quiet = console;
+// The engine logs every load step; a page's console keeps only its errors.
+const quiet = { debug: () => {}, log: () => {}, warn: () => {}, error: console.error.bind(console) };
 
 /** A loaded engine with the model in it. */
 export async function startEngine(files: Blob[], options: EngineOptions): Promise<Wllama> {
   const { Wllama } = await loadModule();
   let engine: Wllama;
   try {
-    engine = new Wllama({ default: ENGINE_WASM_URL }, { suppressNativeLog: false, logger: quiet });
+    engine = new Wllama({ default: ENGINE_WASM_URL }, { suppressNativeLog: true, logger: quiet });
   } catch (error) {
     throw new LocalModelError(
       "unsupported",
