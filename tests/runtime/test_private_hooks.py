@@ -20,7 +20,7 @@ PROBE = ROOT / "tests" / "support" / "private_hooks.mjs"
 @pytest.fixture(scope="module")
 def hooks() -> dict[str, Any]:
     done = subprocess.run(
-        ["node", str(PROBE)],
+        ["node", "--import", "tsx", str(PROBE)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -38,6 +38,19 @@ def test_the_pyodide_these_hooks_target(hooks: dict[str, Any]) -> None:
 def test_the_emscripten_module_parts_the_memory_figures_read(hooks: dict[str, Any]) -> None:
     expected = ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo"]
     assert hooks["module"] == expected
+
+
+def test_the_memory_growth_the_budget_refuses(hooks: dict[str, Any]) -> None:
+    """Growth past the budget raises MemoryError in Python, the memory is not taken, and the
+    variables stay (sandbox/memory-budget.ts, through growMemory and _emscripten_resize_heap)."""
+    assert hooks["memoryGuard"] == {
+        "guarded": True,
+        "raised": "MemoryError",
+        "grewPastBudget": False,
+        "kept": 42,
+        "outcome": "OUTCOME_MEMORY_EXCEEDED",
+        "grewWithin": True,
+    }
 
 
 def test_the_fatal_error_hook_is_called(hooks: dict[str, Any]) -> None:

@@ -3,6 +3,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadPyodide } from "pyodide";
+// Run with `node --import tsx`: the memory guard is the worker's own module.
+import { guardMemory } from "../../wasm_runtime/sandbox/memory-budget.ts";
 
 const require = createRequire(import.meta.url);
 const pyodide = await loadPyodide();
@@ -55,8 +57,37 @@ console.log(
     placedHandle:
       asm.includes("else{memoryBase=HEAPU32[handle+12>>>2>>>0];tableBase=HEAPU32[handle+20>>>2>>>0]}") &&
       asm.includes("var firstLoad=!handle||!HEAP8[handle+8>>>0]"),
+    // Last: it changes WebAssembly.Memory for the rest of this process.
+    memoryGuard: budgetHolds(),
   }),
 );
+
+/** The worker's guard (sandbox/memory-budget.ts) turns growth past the budget into MemoryError. */
+function budgetHolds() {
+  const budget = guardMemory(pyodide);
+  if (!budget) return { guarded: false };
+  pyodide.runPython("kept = 42");
+  const before = module.HEAP8.length;
+  budget.set(before + 50 * 1024 * 1024);
+  budget.beginRun();
+  let raised = "";
+  try {
+    pyodide.runPython("big = bytearray(200 * 1024 * 1024)");
+  } catch (error) {
+    raised = String(error).trim().split("\n").at(-1);
+  }
+  const result = { outcome: "OUTCOME_OK", error: null };
+  budget.endRun(result);
+  return {
+    guarded: true,
+    raised,
+    grewPastBudget: module.HEAP8.length > before + 50 * 1024 * 1024,
+    kept: pyodide.runPython("kept"),
+    outcome: result.outcome,
+    // Within the budget it still grows.
+    grewWithin: (pyodide.runPython("small = bytearray(40 * 1024 * 1024)"), module.HEAP8.length > before),
+  };
+}
 
 function placedFileReadsBack() {
   const { FS } = pyodide;

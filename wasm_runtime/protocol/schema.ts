@@ -6,7 +6,7 @@
 // through, and every string and list has a cap.
 import * as v from "valibot";
 import { LIMITS } from "./limits.js";
-import { BOOTED_FROM, HOST_CALL_KINDS, OUTCOMES, RUNTIME_FILE_NAME, TOOL_NAME } from "./types.js";
+import { BOOTED_FROM, HOST_CALL_KINDS, MEMORY_BUDGET_HELD, OUTCOMES, RUNTIME_FILE_NAME, TOOL_NAME } from "./types.js";
 
 const text = (max: number = LIMITS.maxTextBytes) => v.pipe(v.string(), v.maxLength(max));
 const shortText = text(4096);
@@ -122,6 +122,8 @@ export const WorkerMessageSchema = v.variant("type", [
     isolated: v.boolean(),
     bootMs: finite,
     snapshot: v.picklist(BOOTED_FROM),
+    // A worker from before the guard checked the budget after the run only.
+    memoryBudget: v.optional(v.picklist(MEMORY_BUDGET_HELD), "after-run"),
     steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
   }),
   v.object({

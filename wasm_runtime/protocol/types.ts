@@ -26,6 +26,13 @@ export const START_SNAPSHOTS = ["base", "packages"] as const;
 export type StartSnapshot = (typeof START_SNAPSHOTS)[number];
 export const BOOTED_FROM = ["packages", "base", "none"] as const;
 export type BootedFrom = (typeof BOOTED_FROM)[number];
+/**
+ * When a worker holds `memoryBudgetBytes`: "during-run" (growth of its memory past the budget is
+ * refused, so the allocation raises MemoryError in the run and the state is kept), or
+ * "after-run" (the host compares the run's figure once it ends, and restarts an engine over it).
+ */
+export const MEMORY_BUDGET_HELD = ["during-run", "after-run"] as const;
+export type MemoryBudgetHeld = (typeof MEMORY_BUDGET_HELD)[number];
 
 /** The only runtime file names the host fetches for a worker: flat names in /runtime/, no paths. */
 export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
@@ -101,6 +108,8 @@ export interface KernelConfig {
   allowInstall: boolean;
   stdoutLimit: number;
   stderrLimit: number;
+  /** The worker refuses to grow its memory past this many bytes (see MemoryBudgetHeld). */
+  memoryBudgetBytes: number;
 }
 
 export type StreamName = "stdout" | "stderr";

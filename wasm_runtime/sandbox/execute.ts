@@ -5,6 +5,7 @@ import { beginAudit, endAudit } from "./csp-audit.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
 import type { HostCalls } from "./host-calls.js";
 import type { RunInterrupts } from "./interrupt.js";
+import type { MemoryBudget } from "./memory-budget.js";
 import { watchMemory } from "./memory.js";
 import { loaderSinks, type Runtime } from "./runtime.js";
 
@@ -19,17 +20,24 @@ export interface RunRequest {
   host?: RunHost | undefined;
 }
 
+/** What stops or bounds a run from outside its code (null where the worker has none). */
+export interface RunGuards {
+  interrupts: RunInterrupts | null;
+  memoryBudget: MemoryBudget | null;
+}
+
 export async function runCell(
   runtime: Runtime,
   kernel: PyProxy,
   request: RunRequest,
-  interrupts: RunInterrupts | null,
+  { interrupts, memoryBudget }: RunGuards,
   hostCalls: HostCalls,
   post: (reply: WorkerReply) => void,
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
   beginAudit(); // the browser, not Python, blocks the network: its refusals are listed
   const peakMemory = watchMemory(pyodide);
+  memoryBudget?.beginRun();
   // Finding imports parses the cell in Python (half a millisecond): not worth it without one.
   // Why a package could not be loaded: the import that then fails in the cell says it.
   const loadFailures: string[] = [];
@@ -85,6 +93,7 @@ export async function runCell(
   proxy.destroy();
   const attempts = await endAudit();
   result.audit.peakMemoryBytes = peakMemory();
+  memoryBudget?.endRun(result);
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
 }

@@ -1,6 +1,7 @@
 // Every Pyodide internal the worker reaches, in one place. They target Pyodide 0.27.7;
 // tests/runtime/test_private_hooks.py boots that Pyodide in Node and checks each still exists.
-//   _module   Emscripten's module: the heap views and the C stack, for the memory figures
+//   _module   Emscripten's module: the heap views and the C stack, for the memory figures;
+//             growMemory and _emscripten_resize_heap, whose growth memory-budget.ts refuses
 //   _api      Pyodide's internal API: `on_fatal`, which its fatal_error handler calls
 //   _loadSnapshot (a loadPyodide option, see runtime.ts): boot from the build's memory snapshot
 import type { PyodideInterface } from "pyodide";
@@ -13,6 +14,21 @@ export interface EmscriptenModule {
   stackAlloc(size: number): number;
   stackRestore(pointer: number): void;
   _mallinfo(result: number): void;
+  growMemory(bytes: number): unknown;
+  _emscripten_resize_heap(bytes: number): boolean;
+}
+
+/**
+ * Whether every growth of the memory goes through `wasmMemory.grow`, called from JS on this
+ * thread: Emscripten's sbrk asks `_emscripten_resize_heap`, which asks `growMemory`. Read from
+ * their source, since both are closures over the module's private memory object.
+ */
+export function growsThroughMemoryObject(module: EmscriptenModule): boolean {
+  const source = (f: unknown) => (typeof f === "function" ? String(f) : "");
+  return (
+    source(module._emscripten_resize_heap).includes("growMemory(") &&
+    source(module.growMemory).includes("wasmMemory.grow(")
+  );
 }
 
 /** Pyodide's internal API object; `on_fatal` is called (once) when Pyodide gives up. */

@@ -25,6 +25,7 @@ const CONFIG: KernelConfig = {
   allowInstall: false,
   stdoutLimit: LIMITS.stdoutLimit,
   stderrLimit: LIMITS.stderrLimit,
+  memoryBudgetBytes: Number.POSITIVE_INFINITY, // unused: the worker's budget is set by `configure` only
 };
 
 /** Run wasmbox_kernel/exercise.py in slices, yielding between them so a claim gets in. */
@@ -51,7 +52,14 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
     for (let round = 0; round < ROUNDS; round++) {
       for (const code of CELLS) {
         if (claimed()) return;
-        await runCell(runtime, kernel, { id: 0, code }, null, noHost, () => undefined);
+        await runCell(
+          runtime,
+          kernel,
+          { id: 0, code },
+          { interrupts: null, memoryBudget: null },
+          noHost,
+          () => undefined,
+        );
       }
     }
     if (exercise) await exerciseInterpreter(runtime, claimed);

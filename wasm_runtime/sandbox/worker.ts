@@ -20,6 +20,7 @@ import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
 import { failsOnlyTheRequest, isStrayInterrupt, RequestFailed } from "./failures.js";
 import { loaderLog } from "./loader-log.js";
+import { guardMemory } from "./memory-budget.js";
 import { loadState, saveState } from "./state.js";
 import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -64,6 +65,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
   const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port, pushed), snapshot);
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
+  const memoryBudget = guardMemory(runtime.pyodide);
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   // The cell under way, if any: a preload takes its next step only once it is over.
@@ -91,14 +93,15 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
           await rehearse(runtime, request.exercise, () => waiting > 0);
           return post({ type: "done", id });
         case "configure":
+          memoryBudget?.set(request.config.memoryBudgetBytes);
           kernel = await initKernel(runtime, request.config);
           return post({ type: "done", id });
         case "execute": {
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
           // A preload still under way pauses until the cell is over (a package it is loading
           // now is waited for by the cell's own import of it, through Pyodide's package lock).
-          const running = runCell(runtime, kernel, request, interrupts, hostCalls, post).then((result) =>
-            post({ type: "result", id, result }),
+          const running = runCell(runtime, kernel, request, { interrupts, memoryBudget }, hostCalls, post).then(
+            (result) => post({ type: "result", id, result }),
           );
           cell = running;
           return await running;
@@ -137,6 +140,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
     isolated: interrupt !== null,
     bootMs: performance.now() - started,
     snapshot: runtime.bootedFrom,
+    memoryBudget: memoryBudget ? "during-run" : "after-run",
     steps: bootSteps(),
   });
   booted(handle);

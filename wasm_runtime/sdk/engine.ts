@@ -2,6 +2,7 @@
 // and the MessagePort the frame hands over. Everything that arrives is parsed before use.
 import type {
   BootedFrom,
+  MemoryBudgetHeld,
   ErrorInfo,
   FrameRequest,
   FrameStart,
@@ -100,6 +101,8 @@ export class Engine {
   onDeath: ((error: EngineDied) => void) | null = null;
   /** The snapshot its worker booted from (set once booted). */
   bootedFrom: BootedFrom = "none";
+  /** When its worker holds the memory budget (set once booted). */
+  memoryBudget: MemoryBudgetHeld = "after-run";
 
   private constructor(
     private readonly iframe: HTMLIFrameElement,
@@ -216,6 +219,7 @@ export class Engine {
       markBootSteps(message);
       mark("booted");
       this.bootedFrom = message.snapshot;
+      this.memoryBudget = message.memoryBudget;
       this.bootWaiter?.(message);
       this.bootWaiter = null;
     } else if (message.type === "stream") {

@@ -13,7 +13,12 @@ export interface CreateOptions {
   allowInstall?: boolean;
   stdoutLimit?: number;
   stderrLimit?: number;
-  /** The worker is recycled (state lost) once its wasm heap grows past this. */
+  /**
+   * The worker's memory never grows past this many bytes: an allocation that would take it past
+   * ends the run as OUTCOME_MEMORY_EXCEEDED with the variables kept. Where the worker cannot
+   * refuse growth (`environment().limits.memoryBudgetHeld` is "after-run"), a run whose figure
+   * ends over it restarts the worker instead (state lost).
+   */
   memoryBudgetBytes?: number;
   /**
    * Keep the sandbox's files, run history and variables in this page's storage, so
@@ -108,15 +113,17 @@ const positive = (v: number | undefined, fallback: number, what: string): number
 };
 
 export function settingsOf(options: CreateOptions): Settings {
+  const memoryBudgetBytes = positive(options.memoryBudgetBytes, 2 * 1024 ** 3, "memoryBudgetBytes");
   return {
     timeoutMs: positive(options.timeoutMs, 30_000, "timeoutMs"),
-    memoryBudgetBytes: positive(options.memoryBudgetBytes, 2 * 1024 ** 3, "memoryBudgetBytes"),
+    memoryBudgetBytes,
     kernel: {
       policy: options.policy ?? "default",
       packages: [...(options.packages ?? [])],
       allowInstall: options.allowInstall === true,
       stdoutLimit: positive(options.stdoutLimit, LIMITS.stdoutLimit, "stdoutLimit"),
       stderrLimit: positive(options.stderrLimit, LIMITS.stderrLimit, "stderrLimit"),
+      memoryBudgetBytes,
     },
   };
 }

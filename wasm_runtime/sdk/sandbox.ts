@@ -5,7 +5,6 @@ import {
   type Environment,
   type ExecutionResult,
   type FileInfo,
-  type KernelResult,
   type StateRestored,
   type WorkerReply,
 } from "../protocol/types.js";
@@ -46,6 +45,7 @@ import { cancelledBeforeStart } from "./result.js";
 import { prefetchPackages, watchDownloads, type DownloadTotals } from "./runtime-files.js";
 import { watchRun } from "./watchdog.js";
 import { grantTools, runCallsFor, toolsOf, ToolSet, type RunCalls, type ToolInfo } from "./tools.js";
+import { overBudget, overBudgetAfterRun } from "./memory-budget.js";
 
 /** The sandbox's files (the worker's script); the SDK writes the frame's document (frame-doc.ts). */
 const FRAME_URL = new URL("../sandbox/", import.meta.url).href;
@@ -413,7 +413,7 @@ export class Sandbox extends EventTarget {
       // Whatever the outcome: files written before a failure survive a later restart too.
       if (!stateLost) await this.mirror.capture(engine, result.files);
       const budget = this.settings.memoryBudgetBytes;
-      const over = !stateLost && (result.audit.peakMemoryBytes ?? 0) > budget;
+      const over = !stateLost && overBudgetAfterRun(engine.memoryBudget, result, budget);
       if (over) {
         engine.kill("memory budget exceeded");
         stateLost = true;
@@ -474,6 +474,7 @@ export class Sandbox extends EventTarget {
         ...environment.limits,
         timeoutMs,
         memoryBudgetBytes,
+        memoryBudgetHeld: engine.memoryBudget,
         maxRequestBytes: LIMITS.maxFileBytes,
       };
       return {
@@ -729,21 +730,6 @@ export class Sandbox extends EventTarget {
  * snapshot the worker started from ("packages": numpy and pandas came imported; see StartSnapshot).
  */
 export type SandboxEnvironment = Environment & ModeReport & { snapshot: BootedFrom; tools: ToolInfo[] };
-
-/** A run that ended over the sandbox's memory budget: its outcome says so, whatever it was. */
-function overBudget(result: KernelResult, budget: number, restored: StateRestored | null): void {
-  const used = result.audit.peakMemoryBytes ?? 0;
-  const after = restored
-    ? "the sandbox was restarted with the variables of its last save, from before this run (files are kept)"
-    : "the sandbox was restarted, so variables and imports are gone (files are kept)";
-  const message = `the run used ${used} bytes of memory, over the sandbox's memoryBudgetBytes of ${budget}; ${after}`;
-  result.outcome = "OUTCOME_MEMORY_EXCEEDED";
-  result.error = {
-    name: "MemoryError",
-    message,
-    traceback: result.error?.traceback ?? "",
-  };
-}
 
 type ReplyOf<T extends string> = Extract<WorkerReply, { type: T }>;
 
