@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import pytest
@@ -144,3 +145,24 @@ def test_an_available_package_that_could_not_be_loaded_says_why(run, make_kernel
     message = run(kernel, "import joblibx", load_failures=[reason])["error"]["message"]
     assert message == f"No module named 'joblibx': the package could not be loaded ({reason})"
     assert run(kernel, "import joblibx")["error"]["message"] == "No module named 'joblibx'"
+
+
+def test_a_failed_cell_frees_what_its_frames_held_without_the_cycle_collector(run, kernel):
+    """The memory a failed run allocated is free for the next run at once: in the worker a run
+    refused memory by the budget must not keep it (sandbox/memory-budget.ts)."""
+    code = (
+        "import weakref\n"
+        "class Held: pass\n"
+        "def fail():\n"
+        "    held = Held()\n"
+        "    global ref\n"
+        "    ref = weakref.ref(held)\n"
+        "    raise MemoryError\n"
+        "fail()"
+    )
+    gc.disable()
+    try:
+        assert run(kernel, code)["outcome"] == "OUTCOME_MEMORY_EXCEEDED"
+        assert run(kernel, "ref() is None")["value"]["text/plain"] == "True"
+    finally:
+        gc.enable()

@@ -241,13 +241,25 @@ class Kernel:
         audit["filesWritten"] = sorted(collector.files_written | {f["path"] for f in files})
         audit["networkAttempts"] = collector.network
         audit["importedModules"] = _new_top_level_modules(modules_before)
-        if run.violation is not None:
-            return _refused(run.violation, cell.filename, out, err, audit, failure, files)
-        error = self._error(failure, load_failures) if failure is not None else None
-        outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
-        return _result(
-            outcome, out, err, audit, value=value, error=error, displays=run.displays, files=files
-        )
+        try:
+            if run.violation is not None:
+                return _refused(run.violation, cell.filename, out, err, audit, failure, files)
+            error = self._error(failure, load_failures) if failure is not None else None
+            outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
+            return _result(
+                outcome,
+                out,
+                err,
+                audit,
+                value=value,
+                error=error,
+                displays=run.displays,
+                files=files,
+            )
+        finally:
+            # The traceback holds this frame, which holds the exception: a cycle only the cycle
+            # collector would free, keeping what the failed cell's frames allocated until then.
+            failure = None
 
     async def _evaluate(self, cell: CompiledCell) -> MimeBundle | None:
         await evaluate(cell.body, self.namespace)
