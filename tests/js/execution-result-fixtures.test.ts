@@ -9,7 +9,19 @@ import { parseKernelResult } from "../../wasm_runtime/protocol/validate.js";
 const DIR = new URL("../fixtures/execution-results/", import.meta.url);
 const names = readdirSync(DIR).filter((n) => n.endsWith(".json"));
 
-test("there are fixtures to check", () => assert.ok(names.length >= 5));
+const fixtures = names.map((name) => JSON.parse(readFileSync(new URL(name, DIR), "utf8")) as Record<string, unknown>);
+
+test("the fixtures cover each outcome a run recorded for them ends in", () => {
+  const outcomes = new Set(fixtures.map((fixture) => fixture.outcome));
+  assert.deepEqual([...outcomes].sort(), [
+    "OUTCOME_DEADLINE_EXCEEDED",
+    "OUTCOME_FAILED",
+    "OUTCOME_OK",
+    "OUTCOME_POLICY_VIOLATION",
+  ]);
+  assert.ok(fixtures.some((fixture) => fixture.stateRestored !== undefined));
+  assert.ok(fixtures.some((fixture) => fixture.validation !== undefined));
+});
 
 for (const name of names) {
   test(`${name} parses to itself`, () => {

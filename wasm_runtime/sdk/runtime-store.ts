@@ -7,6 +7,7 @@
 // (an insecure context) or fails (quota, private mode), files come from the network as before.
 
 import { sha256Hex } from "./hash.js";
+import { mark } from "./marks.js";
 
 const STORE = "wasmbox-runtime";
 // An answer takes milliseconds; a lookup still pending after this is abandoned.
@@ -57,7 +58,8 @@ export async function isStored(base: string, name: string, sha256: string): Prom
 export async function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
   try {
     const store = await open();
-    if (!store || (await sha256Hex(bytes)) !== sha256) return;
+    if (!store) return;
+    if ((await sha256Hex(bytes)) !== sha256) return mark(`not stored ${name}: not the manifest's bytes`);
     await store.put(keyOf(base, name, sha256), new Response(bytes));
   } catch {
     // quota, private mode: the file comes from the network next time, as before

@@ -55,6 +55,9 @@ def test_repeat_visit_downloads_no_large_file_again(browser: Browser, isolated_s
     context.close()
 
 
+# Whether the page's runtime store refused `name` (its bytes did not hash to the manifest's).
+NOT_STORED = """(name) => performance.getEntriesByType("mark")
+  .some((m) => m.name.startsWith(`wasmbox:not stored ${name}:`))"""
 PUT_ENTRY = (
     f"async (key) => (await caches.open('{STORE}')).put('/runtime/' + key, new Response('x'))"
 )
@@ -112,7 +115,8 @@ def test_a_file_that_does_not_match_the_manifest_is_not_stored(
     page = open_sdk(context, isolated_server)
     assert page.evaluate(RUN_6_TIMES_7) == "42"
     poll(page, HAS_STORED, list(LARGE_FILES), None)
-    page.wait_for_timeout(1_000)  # the small lock file's turn came long before; give it slack
+    # The store hashed the altered file and said it refused it (a `wasmbox:not stored` mark).
+    poll(page, NOT_STORED, "pyodide-lock.json", None)
     assert "pyodide-lock.json" not in stored_names(page)
     context.close()
 
