@@ -12,7 +12,7 @@ MATRIX_BROWSERS ?= firefox,webkit
 ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_files.py \
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
-	tests/browser/sandbox/test_memory_budget.py \
+	tests/browser/sandbox/test_memory_budget.py tests/browser/sandbox/test_refusal.py \
 	tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
 	tests/browser/static/test_embed.py tests/browser/sessions/test_engines.py \

@@ -61,6 +61,19 @@ function pushFiles(iframe: HTMLIFrameElement, files: readonly string[], sent: (f
 }
 
 /** Thrown into pending calls when the engine is killed or its runtime dies. */
+/**
+ * The page would not take the frame's document: a page whose Content-Security-Policy enforces
+ * Trusted Types refuses a string for `srcdoc`. No frame means no opaque origin to run code in.
+ */
+function frameRefused(error: unknown): SandboxError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new SandboxError(
+    "start_failed",
+    `the sandbox did not start: this page refused the sandbox frame's document (${why}); a page that enforces Trusted Types gets no sandbox, since code may only run in that opaque-origin frame`,
+    { errorName: "IsolationUnavailable" },
+  );
+}
+
 export class EngineDied extends SandboxError {
   constructor(readonly info: ErrorInfo) {
     super("runtime_died", info.message, { errorName: info.name, traceback: info.traceback });
@@ -139,7 +152,11 @@ export class Engine {
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
     iframe.allow = "cross-origin-isolated";
     iframe.hidden = true;
-    iframe.srcdoc = srcdoc;
+    try {
+      iframe.srcdoc = srcdoc;
+    } catch (error) {
+      return Promise.reject(frameRefused(error));
+    }
     return new Promise<Engine>((resolve, reject) => {
       let engine: Engine | null = null;
       let started = false;
@@ -147,11 +164,12 @@ export class Engine {
       let stage = "the sandbox frame never loaded";
       const unsent = new Set<string>();
       const where = () => (unsent.size ? `${stage}; the page was still reading ${[...unsent].join(", ")}` : stage);
-      const fail = (message: string) => {
+      // `errorName`: the worker's, when it refused to start (IsolationUnavailable).
+      const fail = (message: string, errorName?: string) => {
         cleanup();
         iframe.remove();
         engine?.die({ name: "SandboxCrashed", message, traceback: "" });
-        if (!started) reject(new SandboxError("start_failed", `the sandbox did not start: ${message}`));
+        if (!started) reject(new SandboxError("start_failed", `the sandbox did not start: ${message}`, { errorName }));
       };
       const sendScript = () =>
         Promise.all([script, pushed]).then(
@@ -184,7 +202,7 @@ export class Engine {
           reachable?.(engine);
           engine.booted.then(
             () => ((started = true), clearTimeout(timer), resolve(engine!)),
-            (e: Error) => fail(e.message),
+            (e: SandboxError) => fail(e.message, e.errorName),
           );
         } else if (type === "worker-crashed") {
           const { message } = event.data as { message?: unknown };

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.browser
 
 SDK_PAGE = "/test-pages/sdk-sandbox.html"
 BOOT_TIMEOUT_MS = 120_000
+TRUSTED_TYPES_ONLY = "require-trusted-types-for 'script'; trusted-types 'none'"
 
 
 def app_with_page_headers(isolated: bool) -> FastAPI:
@@ -35,6 +36,10 @@ def app_with_page_headers(isolated: bool) -> FastAPI:
         response = await call_next(request)
         if request.url.path.startswith("/test-pages/"):
             response.headers.update(app_page_headers(isolated))
+            # A page that enforces Trusted Types, as a host app may (test_refusal.py).
+            if "trusted-types" in request.query_params:
+                policy = response.headers["content-security-policy"]
+                response.headers["content-security-policy"] = f"{policy}; {TRUSTED_TYPES_ONLY}"
         return response
 
     return app
