@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import time
+from collections.abc import Callable
 
 import pytest
 
@@ -21,12 +23,25 @@ def test_value_stdout_and_state_across_runs(loop: Loop, sandbox: Sandbox) -> Non
 
 
 def test_output_streams_while_running(loop: Loop, sandbox: Sandbox) -> None:
-    out: list[str] = []
-    err: list[str] = []
-    code = "import sys\nprint('a', flush=True)\nprint('b', file=sys.stderr, flush=True)"
-    result = loop(sandbox.execute(code, on_stdout=out.append, on_stderr=err.append))
-    assert "".join(out) == result.stdout == "a\n"
-    assert "".join(err) == result.stderr == "b\n"
+    """Each line arrives while the cell still runs: the cell waits 1.5 s between its two lines,
+    and output kept until the run's end would arrive with no gap at all."""
+    arrived: list[tuple[str, str, float]] = []
+
+    def sink(name: str) -> Callable[[str], None]:
+        return lambda text: arrived.append((name, text, time.monotonic()))
+
+    code = (
+        "import sys, asyncio\nprint('a', flush=True)\nawait asyncio.sleep(1.5)\n"
+        "print('b', file=sys.stderr, flush=True)"
+    )
+    result = loop(sandbox.execute(code, on_stdout=sink("stdout"), on_stderr=sink("stderr")))
+    def streamed(stream: str) -> tuple[str, float]:
+        chunks = [(text, at) for name, text, at in arrived if name == stream]
+        return "".join(text for text, _ in chunks), chunks[0][1]
+
+    (out, out_at), (err, err_at) = streamed("stdout"), streamed("stderr")
+    assert (out, err) == (result.stdout, result.stderr) == ("a\n", "b\n")
+    assert err_at - out_at > 0.5, "the first line came only with the second"
 
 
 def test_first_streaming_runs_at_once_each_get_their_own_output(
