@@ -4,6 +4,7 @@
 // replacement spares that follow do not, so they never compete for the CPU with a session's start.
 import type { StartSnapshot } from "../protocol/types.js";
 import { Engine } from "./engine.js";
+import { mark } from "./marks.js";
 
 const spares = new Map<string, Promise<Engine>>();
 
@@ -62,7 +63,10 @@ function refill(frameUrl: string, packages: string[] = []): void {
       // spare claimed as it booted has someone waiting: it does not rehearse.
       if (packages.length) engine.call({ type: "preload", packages }).catch(() => undefined);
       else if (spares.get(frameUrl) === spare) {
-        engine.call({ type: "rehearse", exercise: !exercised.has(frameUrl) }).catch(() => undefined);
+        engine.call({ type: "rehearse", exercise: !exercised.has(frameUrl) }).then(
+          () => mark("spare-rehearsed"),
+          () => undefined,
+        );
         exercised.add(frameUrl);
       }
     },

@@ -10,16 +10,19 @@ from tests.browser.sandbox.conftest import SDK_PAGE
 
 pytestmark = pytest.mark.browser
 
-# Frames on the page at `sampleMs` into a run of `seconds` of busy Python, and 600 ms after it.
-FRAMES_DURING_A_RUN = """async ([seconds, sampleMs]) => {
+# Frames on the page `sample` seconds into a run of `seconds` of busy Python (counted when the
+# run says so on stdout, while it still runs), then once it has ended.
+FRAMES_DURING_A_RUN = """async ([seconds, sample]) => {
   const frames = () => document.querySelectorAll("iframe").length;
   const sb = await wasmbox.Sandbox.create();
   let during = null;
-  setTimeout(() => (during = frames()), sampleMs);
-  await sb.execute(`import time\\nend = time.time() + ${seconds}\\nwhile time.time() < end: pass`);
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  const busy = (until) => `end = start + ${until}\\nwhile time.time() < end: pass\\n`;
+  const code = "import time\\nstart = time.time()\\n" + busy(sample)
+    + "print('sample', flush=True)\\n" + busy(seconds);
+  await sb.execute(code, { onStdout: () => (during ??= frames()) });
   return { during, after: frames() };
 }"""
+TWO_FRAMES = "() => document.querySelectorAll('iframe').length === 2"
 
 
 def open_page(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
@@ -32,14 +35,15 @@ def open_page(browser: Browser, server: str) -> tuple[BrowserContext, Page]:
 
 def test_the_next_spare_waits_for_the_run_to_end(browser: Browser, isolated_server: str) -> None:
     context, page = open_page(browser, isolated_server)
-    frames = page.evaluate(FRAMES_DURING_A_RUN, [0.8, 400])
-    assert frames == {"during": 1, "after": 2}  # the sandbox's own frame, then the new spare's
+    frames = page.evaluate(FRAMES_DURING_A_RUN, [0.8, 0.7])
+    assert frames["during"] == 1  # the sandbox's own frame only, near the run's end
+    page.wait_for_function(TWO_FRAMES, timeout=60_000)  # then the new spare's
     context.close()
 
 
 def test_a_long_run_does_not_keep_the_spare_away(browser: Browser, isolated_server: str) -> None:
     context, page = open_page(browser, isolated_server)
-    frames = page.evaluate(FRAMES_DURING_A_RUN, [3, 2_200])
+    frames = page.evaluate(FRAMES_DURING_A_RUN, [3, 2.2])
     assert frames == {"during": 2, "after": 2}  # started at the latest 1.5 s after the claim
     context.close()
 
@@ -60,7 +64,8 @@ def test_a_claimed_spare_keeps_nothing_of_its_rehearsal(
     results = page.evaluate(
         """async ([traces]) => {
           await wasmbox.Sandbox.warmup();
-          await new Promise((resolve) => setTimeout(resolve, 1000)); // rehearsed by now
+          while (!performance.getEntriesByName("wasmbox:spare-rehearsed").length)
+            await new Promise((resolve) => setTimeout(resolve, 50));
           const sb = await wasmbox.Sandbox.create();
           return [await sb.execute(traces), await sb.execute("[1, 2][5]")];
         }""",
@@ -93,9 +98,7 @@ def test_a_quiet_refill_waits_for_a_pause_in_the_runs(
     # Past the 1.5 s that bounds the default rule, with the page idle most of the time between
     # runs (what a sample now and then would take for a pause): still only the sandbox's frame.
     assert page.evaluate(FRAMES_WITH_A_QUIET_REFILL, [2.5, 60]) == 1
-    page.wait_for_function(  # then a pause: the next spare boots
-        "() => document.querySelectorAll('iframe').length === 2", timeout=60_000
-    )
+    page.wait_for_function(TWO_FRAMES, timeout=60_000)  # then a pause: the next spare boots
     context.close()
 
 
