@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser.sandbox.conftest import BOOT_TIMEOUT_MS, SDK_PAGE
+from tests.browser.sandbox.conftest import BOOT_TIMEOUT_MS, SDK_PAGE, app_with_page_headers
 from tests.support.engines import EngineBrowser, EnginePage
+from tests.support.servers import running
 
 pytestmark = pytest.mark.browser
 
@@ -27,11 +28,18 @@ CREATE = """async () => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def plain_server(runtime_built: None) -> Iterator[str]:
+    """Without COOP/COEP: every engine starts a sandbox there (WebKitGTK does not under COEP)."""
+    with running(app_with_page_headers(False)) as url:
+        yield url
+
+
 @pytest.fixture
-def trusted_types_page(engine: EngineBrowser, isolated_server: str) -> Iterator[EnginePage]:
+def trusted_types_page(engine: EngineBrowser, plain_server: str) -> Iterator[EnginePage]:
     """The SDK's test page with Trusted Types enforced and no policy allowed."""
     page = engine.new_page()
-    page.goto(f"{isolated_server}{SDK_PAGE}?trusted-types")
+    page.goto(f"{plain_server}{SDK_PAGE}?trusted-types")
     page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
     yield page
     page.close()
