@@ -172,15 +172,3 @@ def snapshot_page(browser, app_server: str) -> Iterator[Page]:
 
 def test_boots_from_the_startup_snapshot(snapshot_page: Page) -> None:
     assert run(snapshot_page, "import numpy as np; int(np.arange(5, dtype=np.int64).sum())") == 10
-
-
-def test_reseeded_snapshots_draw_different_random_numbers(browser, app_server: str) -> None:
-    draws = []
-    for _ in range(2):
-        context = browser.new_context()
-        page = context.new_page()
-        page.goto(f"{app_server}/test-pages/runtime-boot.html?snapshot=snapshot.bin")
-        page.evaluate("window.ready")
-        draws.append(run(page, "import random; random.random()"))
-        context.close()
-    assert draws[0] != draws[1]

@@ -198,3 +198,12 @@ def test_the_first_plot_does_not_build_the_font_cache(sdk: SdkPage) -> None:
     assert result["outcome"] == "OUTCOME_OK", result["error"]
     assert "font cache" not in result["stderr"]
     assert result["displays"], "the figure is shown"
+
+
+def test_each_sandbox_draws_its_own_random_numbers(sdk: SdkPage, sandbox: str) -> None:
+    """Every worker starts from the same memory snapshot, `random`'s state in it: the kernel
+    reseeds from the browser's entropy (a seed kept from the snapshot would repeat the draws)."""
+    code = "import random\nrandom.random()"
+    draws = [sdk.run(sandbox, code)["value"]["text/plain"]]
+    draws.append(sdk.run(sdk.create(), code)["value"]["text/plain"])
+    assert draws[0] != draws[1]
