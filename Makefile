@@ -17,6 +17,8 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
 	tests/browser/static/test_embed.py tests/browser/sessions/test_engines.py \
 	tests/browser/local_model/test_engines.py
+# `make test` lists its 20 slowest tests (setup and teardown included), so growth is seen.
+SLOWEST := --durations=20
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
@@ -66,8 +68,8 @@ typecheck: setup ## mypy --strict and tsc --strict
 
 test: build browser redis llama lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser; then the engine matrix
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
-	$(BIN)/pytest
-	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
+	$(BIN)/pytest $(SLOWEST)
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(SLOWEST) $(ENGINE_TESTS)
 
 test-matrix: build ## the guarantee tests and the app smoke test in MATRIX_BROWSERS (Firefox and WebKit)
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
