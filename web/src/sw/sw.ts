@@ -15,7 +15,10 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: PrecacheEntry[] 
 declare const __WASMBOX_WHEEL_CACHE__: string;
 const WHEEL_PREFIX = "wasmbox-wheels-";
 
-precacheAndRoute(self.__WB_MANIFEST, { ignoreURLParametersMatching: [/.*/] });
+// A folder's page is precached as the folder (`./`): a page opened by its file name
+// (`/index.html`) is the same entry.
+const asFolder = ({ url }: { url: URL }): URL[] => (url.pathname.endsWith("/index.html") ? [new URL("./", url)] : []);
+precacheAndRoute(self.__WB_MANIFEST, { ignoreURLParametersMatching: [/.*/], urlManipulation: asFolder });
 cleanupOutdatedCaches();
 // The first build a page sees may claim it (nothing older to mix with); a later one waits.
 clientsClaim();
