@@ -15,8 +15,8 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 	tests/browser/sandbox/test_memory_budget.py tests/browser/sandbox/test_refusal.py \
 	tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
-	tests/browser/static/test_embed.py tests/browser/sessions/test_engines.py \
-	tests/browser/local_model/test_engines.py
+	tests/browser/static/test_embed.py tests/browser/static/test_offline_engines.py \
+	tests/browser/sessions/test_engines.py tests/browser/local_model/test_engines.py
 # `make test` lists its 20 slowest tests (setup and teardown included), so growth is seen.
 SLOWEST := --durations=20
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).

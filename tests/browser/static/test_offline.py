@@ -118,17 +118,3 @@ def rebuild_service_worker(site: Path) -> None:
     from wasm_runtime.paths import JS_DIR
 
     write_service_worker(JS_DIR, site, precache_all=False)
-
-
-def test_the_app_opened_at_index_html_loads_offline(
-    context: BrowserContext, static_site: str
-) -> None:
-    """The precache holds the app page as the site's folder (`./`); a user who opened it by its
-    file name reloads it offline too."""
-    page = context.new_page()
-    page.goto(f"{static_site}index.html")
-    wait_until_controlled(page)
-    context.set_offline(True)
-    page.reload()
-    expect(page.get_by_role("heading", name="wasmbox", exact=True)).to_be_visible()
-    expect(page.get_by_role("log", name="Conversation")).to_be_attached()

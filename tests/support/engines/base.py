@@ -31,6 +31,11 @@ class EnginePage(Protocol):
         self, expression: str, arg: Any = None, timeout: float | None = None
     ) -> Any: ...
 
+    def set_offline(self, offline: bool) -> None:
+        """Cut this page's network (its service worker's too), or give it back; an engine
+        whose driver cannot raises EngineError."""
+        ...
+
     def close(self) -> None: ...
 
 

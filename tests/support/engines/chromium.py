@@ -30,6 +30,9 @@ class ChromiumPage:
         # Playwright evals a non-function predicate in the page, which the app page's CSP refuses.
         return poll(self, expression, arg, timeout)
 
+    def set_offline(self, offline: bool) -> None:
+        self.context.set_offline(offline)
+
     def close(self) -> None:
         self.context.close()
 

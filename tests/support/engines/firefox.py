@@ -94,6 +94,14 @@ class FirefoxPage:
     ) -> Any:
         return poll(self, expression, arg, timeout)
 
+    def set_offline(self, offline: bool) -> None:
+        conditions = {"type": "offline"} if offline else None
+        self.bidi.send(
+            "emulation.setNetworkConditions",
+            networkConditions=conditions,
+            userContexts=[self.user_context],
+        )
+
     def close(self) -> None:
         self.bidi.send("browser.removeUserContext", userContext=self.user_context)
 

@@ -123,6 +123,9 @@ class WebKitPage:
     ) -> Any:
         return poll(self, expression, arg, timeout)
 
+    def set_offline(self, offline: bool) -> None:
+        raise EngineError("WebKitWebDriver has no switch to take a page offline")
+
     def close(self) -> None:
         self.driver.quit()
 
