@@ -35,6 +35,7 @@ def test_output_streams_while_running(loop: Loop, sandbox: Sandbox) -> None:
         "print('b', file=sys.stderr, flush=True)"
     )
     result = loop(sandbox.execute(code, on_stdout=sink("stdout"), on_stderr=sink("stderr")))
+
     def streamed(stream: str) -> tuple[str, float]:
         chunks = [(text, at) for name, text, at in arrived if name == stream]
         return "".join(text for text, _ in chunks), chunks[0][1]
