@@ -10,7 +10,15 @@ async function agentWith(
   options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {},
 ) {
   const sandbox = new RecordingSandbox();
-  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, system: "be brief", ...options });
+  // The double runs nothing, so its answers' numbers are never printed: grounding has its own tests.
+  const agent = await Agent.create({
+    sandbox,
+    model: "m1",
+    chat: chat.fn,
+    system: "be brief",
+    verify: "off",
+    ...options,
+  });
   return { agent, sandbox };
 }
 
@@ -336,7 +344,8 @@ test("code mode: the tools are Python functions in the prompt, and each run is g
     },
   };
   const chat = new ScriptedChat(toolCall("await tools.lookup_price(sku='A1')"), text("9.5"));
-  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, tools });
+  // verify "off": the double runs nothing, so "9.5" is never printed.
+  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, tools, verify: "off" });
   await agent.ask("price of A1?");
   const system = String(chat.requests[0]?.messages[0]?.content);
   assert.match(system, /from wasmbox import tools/);
@@ -350,4 +359,53 @@ test("code mode: the tools are Python functions in the prompt, and each run is g
     Agent.create({ sandbox, model: "m1", chat: chat.fn, tools: { "bad name": tools.lookup_price } }),
     /Python identifier/,
   );
+});
+
+test("a reply that only reads as an attempt to call is told what a valid call is, once, as an invalid call", async () => {
+  const chat = new ScriptedChat(
+    text("I will use run_python to compute it."),
+    toolCall("print(sum(range(10)))"),
+    text("The sum is 45."),
+  );
+  const { agent, sandbox } = await agentWith(chat);
+  const events: AgentEvent[] = [];
+  await agent.ask("sum of 0..9?", { onEvent: (e) => events.push(e) });
+  const invalid = events.filter((e) => e.type === "invalid-call");
+  assert.equal(invalid.length, 1);
+  const told = String(chat.requests[1]?.messages.at(-1)?.content);
+  assert.match(told, /^Nothing ran: the reply mentions run_python/);
+  assert.match(told, /<tool_call>\{"name": "run_python", "arguments": \{"code": /);
+  assert.deepEqual(sandbox.ran, ["print(sum(range(10)))"]);
+});
+
+test("an invalid call's result says what a valid call looks like", async () => {
+  const chat = new ScriptedChat(
+    [
+      { tool_calls: [{ index: 0, id: "a", type: "function", function: { name: "run_python", arguments: "{}" } }] },
+      { finishReason: "tool_calls" },
+    ],
+    text("Sorry."),
+  );
+  const { agent } = await agentWith(chat);
+  await agent.ask("go");
+  const result = JSON.parse(String(chat.requests[1]?.messages.at(-1)?.content)) as { outcome: string; help: string };
+  assert.equal(result.outcome, "INVALID_CALL");
+  assert.match(result.help, /^Call the run_python tool with one argument, `code`/);
+});
+
+test("the first request's system prompt carries the kernel's file previews; context: false leaves them out", async () => {
+  const sandbox = Object.assign(new RecordingSandbox(), {
+    environment: async () => ({ python: "3.12", packages: {}, limits: {}, notes: [], log: [] }),
+    listFiles: async () => [{ path: "sales.csv", size: 10, mime: "text/csv" }],
+    describeFiles: async () => '- "sales.csv" (10 bytes): 1 rows, 1 columns\n  columns: "amount" int64',
+  });
+  for (const context of [true, false]) {
+    const chat = new ScriptedChat(text("ok"));
+    const agent = await Agent.create({ sandbox, model: "m", chat: chat.fn, context });
+    await agent.ask("hi");
+    const system = String(chat.requests[0]?.messages[0]?.content);
+    assert.equal(system.includes('columns: "amount" int64'), context);
+    assert.equal(system.includes("a preview, not the whole data"), context);
+    assert.ok(system.includes("sales.csv"));
+  }
 });

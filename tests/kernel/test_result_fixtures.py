@@ -30,6 +30,8 @@ CASES = [
     pytest.param("print('x' * 50)", {"stdout_limit": 10}, id="truncated"),
     pytest.param("import js", {}, id="policy-violation"),
     pytest.param("import sys\nprint('warn', file=sys.stderr)\n42", {}, id="stderr-and-value"),
+    pytest.param("d = {'price': 1, 'item': 2}\nd['prices']", {}, id="error-with-hint"),
+    pytest.param("x = 1", {}, id="ok-with-hint"),
 ]
 
 

@@ -17,7 +17,13 @@ const list = <T extends v.GenericSchema>(item: T, max: number = LIMITS.maxListEn
 // Python's None arrives as undefined after toJs(); both mean "absent", and become null.
 const absentOr = <T extends v.GenericSchema>(schema: T) => v.nullish(schema, null);
 
-export const ErrorInfoSchema = v.object({ name: text(256), message: text(1 << 20), traceback: text(1 << 20) });
+/** `hint`: one line saying how to repair (kernel/hints.py), for the failures models repeat. */
+export const ErrorInfoSchema = v.object({
+  name: text(256),
+  message: text(1 << 20),
+  traceback: text(1 << 20),
+  hint: v.optional(text(1000)),
+});
 
 export const MimeBundleSchema = v.record(text(256), text());
 
@@ -79,6 +85,8 @@ export const KernelResultSchema = v.object({
   audit: AuditSchema,
   /** Set when the policy refused the run (an extension of DESIGN.md's result). */
   policy: absentOr(PolicyInfoSchema),
+  /** A hint on a result without an error: a run that printed and returned nothing. */
+  hint: v.optional(text(1000)),
 });
 
 export const EnvironmentSchema = v.object({
@@ -139,6 +147,8 @@ export const WorkerMessageSchema = v.variant("type", [
   v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),
   v.object({ type: v.literal("files"), id: int, files: list(FileInfoSchema) }),
   v.object({ type: v.literal("environment"), id: int, environment: EnvironmentSchema }),
+  // The working directory's data files previewed by the kernel (kernel/workspace.py), bounded.
+  v.object({ type: v.literal("workspace"), id: int, preview: text(16_384) }),
   // A persisted session's variables: saved (`save-state`) and restored (`load-state`).
   v.object({ type: v.literal("state"), id: int, state: SavedStateSchema }),
   v.object({

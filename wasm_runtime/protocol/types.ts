@@ -124,6 +124,7 @@ export type WorkerRequest =
   | { type: "read-file"; id: number; path: string }
   | { type: "list-files"; id: number }
   | { type: "environment"; id: number }
+  | { type: "describe-files"; id: number }
   | { type: "preload"; id: number; packages: string[] }
   // A spare nobody waits for runs throwaway cells (sandbox/rehearsal.ts), and with `exercise`
   // warms the interpreter's code for the page's first heavy cell; it stops at the next request.

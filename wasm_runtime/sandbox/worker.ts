@@ -15,6 +15,7 @@ import { RunInterrupts } from "./interrupt.js";
 import { AnswerLine } from "./answer-line.js";
 import { HostCalls } from "./host-calls.js";
 import { listFiles, readFile, writeFile } from "./files.js";
+import { describeFiles } from "./describe.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
@@ -125,6 +126,10 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
           const { restored, failed, steps } = await loadState(runtime, kernel, request.data, request.packages);
           return post({ type: "state-loaded", id, restored, failed, steps });
+        }
+        case "describe-files": {
+          if (!kernel) throw new RequestFailed("the sandbox is not configured");
+          return post({ type: "workspace", id, preview: await describeFiles(runtime, kernel) });
         }
         case "environment":
           if (!kernel) throw new RequestFailed("the sandbox is not configured");

@@ -465,6 +465,17 @@ export class Sandbox extends EventTarget {
     return this.enqueue(async (engine) => expectReply(await engine.call({ type: "list-files" }), "files").files);
   }
 
+  /**
+   * A bounded text preview of the working directory's data files (columns, dtypes, row counts,
+   * first rows), made by the kernel from each file's head; files unchanged since the last call
+   * are not read again. "" when there are no files.
+   */
+  describeFiles(): Promise<string> {
+    return this.enqueue(
+      async (engine) => expectReply(await engine.call({ type: "describe-files" }), "workspace").preview,
+    );
+  }
+
   /** The kernel's description, with the limits the host enforces added to `limits` and the mode (interrupt or terminate-only). */
   environment(): Promise<SandboxEnvironment> {
     return this.enqueue(async (engine) => {

@@ -21,6 +21,8 @@ The JavaScript worker creates one kernel per worker and calls it like this::
 `prepare_interpreter()`: the worker calls it once at boot, before any package loads (see
     `interpreter.py`); `Kernel()` calls it too.
 `Kernel.close()`: forgets the kernel's cells (their lines in `linecache`) and globals.
+`Kernel.describe_files()` -> a bounded text preview of the working directory's data files
+    (`describe_workspace(cwd)` gives the same from Python; see `workspace.py`).
 `Kernel.environment()` -> `{"python", "packages", "limits", "notes"}` (see `environment.py`).
 `KernelOptions(...)` / `KernelOptions.from_dict(d)`: stdout_limit, stderr_limit,
     stream_batch_bytes, stream_interval_s, cwd, policy ("default" | "off" | {allowModules,
@@ -39,6 +41,14 @@ from .kernel import Kernel
 from .options import KernelOptions
 from .policy import PolicyViolation
 from .result import ExecutionResult
+from .workspace import describe_workspace
 
-__all__ = ["ExecutionResult", "Kernel", "KernelOptions", "PolicyViolation", "prepare_interpreter"]
+__all__ = [
+    "ExecutionResult",
+    "Kernel",
+    "KernelOptions",
+    "PolicyViolation",
+    "describe_workspace",
+    "prepare_interpreter",
+]
 __version__ = "0.1.0"

@@ -21,6 +21,7 @@ from .displays import display, take_open_figures
 from .environment import Environment, describe
 from .errors import error_info, outcome_of
 from .fsscan import Snapshot, changed_files, scan
+from .hints import empty_run_hint, error_hint
 from .host import HostBridge, HostStdin, RunHost, granted, host_module
 from .import_guard import ImportGuard
 from .interpreter import prepare_interpreter
@@ -42,6 +43,7 @@ from .settings_state import Baseline
 from .state import Restored, SavedState, Surroundings, load_state, save_state
 from .streams import CappedWriter, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
+from .workspace import Workspace
 
 MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
 
@@ -69,6 +71,7 @@ class Kernel:
         # A task a run left running that writes later shows in the next run's files.
         self._files: Snapshot | None = None
         os.makedirs(self._options.cwd, exist_ok=True)
+        self._workspace = Workspace(self._options.cwd)
         # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
         # would draw the same numbers. Reseed from the platform's entropy; numpy's global state
         # too when the package snapshot had it imported.
@@ -92,6 +95,11 @@ class Kernel:
 
     def environment(self) -> Environment:
         return describe(self._options, self._policy)
+
+    def describe_files(self) -> str:
+        """A bounded preview of the working directory's data files (`workspace.py`); each file
+        is read again only when its size or mtime changed."""
+        return self._workspace.describe()
 
     def forget_files(self) -> None:
         """Files changed outside a run (the host wrote one): the next run scans afresh."""
@@ -246,16 +254,21 @@ class Kernel:
                 return _refused(run.violation, cell.filename, out, err, audit, failure, files)
             error = self._error(failure, load_failures) if failure is not None else None
             outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
-            return _result(
-                outcome,
-                out,
-                err,
-                audit,
-                value=value,
-                error=error,
-                displays=run.displays,
-                files=files,
+            result = _result(
+                outcome, out, err, audit, value=value, error=error, displays=run.displays, files=files
             )
+            if error is not None and failure is not None:
+                hint = error_hint(
+                    failure,
+                    namespace=self.namespace,
+                    cwd=self._options.cwd,
+                    available=self._options.available_packages,
+                )
+                if hint:
+                    error["hint"] = hint
+            elif _shows_nothing(result):
+                result["hint"] = empty_run_hint()
+            return result
         finally:
             # The traceback holds this frame, which holds the exception: a cycle only the cycle
             # collector would free, keeping what the failed cell's frames allocated until then.
@@ -306,6 +319,18 @@ class Kernel:
             recursion_limit=self._options.recursion_limit,
             load_failures=load_failures,
         )
+
+
+def _shows_nothing(result: ExecutionResult) -> bool:
+    """An OK run with no output, value, image or file: the model saw nothing of what it did."""
+    return (
+        result["outcome"] == "OUTCOME_OK"
+        and not result["stdout"]
+        and not result["stderr"]
+        and result["value"] is None
+        and not result["displays"]
+        and not result["files"]
+    )
 
 
 def _configure_matplotlib() -> str:

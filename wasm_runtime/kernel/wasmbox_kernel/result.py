@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 Outcome = Literal[
     "OUTCOME_OK",
@@ -36,6 +36,8 @@ class ErrorInfo(TypedDict):
     name: str
     message: str
     traceback: str
+    # One line saying how to repair, for the failures models repeat (`hints.py`); absent otherwise.
+    hint: NotRequired[str]
 
 
 class NetworkAttempt(TypedDict):
@@ -69,3 +71,5 @@ class ExecutionResult(TypedDict):
     error: ErrorInfo | None
     audit: Audit
     policy: PolicyInfo | None
+    # A hint on a result without an error (a run that showed nothing); absent otherwise.
+    hint: NotRequired[str]

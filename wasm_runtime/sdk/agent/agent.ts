@@ -4,11 +4,12 @@
 import type { Environment, ExecutionResult, FileInfo } from "../../protocol/types.js";
 import { httpChat, type HttpChatOptions } from "./chat-http.js";
 import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
+import { groundingRequest, groundingSources, ungroundedNumbers } from "./grounding.js";
 import { resultForModel } from "./model-result.js";
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
 import { ToolSet, type Tools } from "../tools.js";
-import { classifyReply, type ReplyForm } from "./reply-forms.js";
+import { attemptedCall, classifyReply, INVALID_CALL_HELP, type ReplyForm } from "./reply-forms.js";
 import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
 import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
 
@@ -19,6 +20,8 @@ export interface AgentSandbox extends RunSandbox {
   /** With these two the system prompt describes the real environment and files. */
   environment?(): Promise<Environment>;
   listFiles?(): Promise<FileInfo[]>;
+  /** The working directory's data files previewed by the kernel: in the system prompt. */
+  describeFiles?(): Promise<string>;
   /** A resumed or forked sandbox's report: the prompt names the variables that did not come back. */
   readonly resumeReport?: ResumedState | null;
 }
@@ -46,6 +49,16 @@ export interface AgentCreateOptions {
    * sandbox's own tools, and listed in the system prompt with their Python signatures.
    */
   tools?: Tools;
+  /**
+   * "numbers" (default): a final answer stating numbers no run printed or returned (and not in
+   * the user's messages) is sent back once, naming them; those still unproven are the model
+   * turn's `ungrounded`. "off": answers are not checked.
+   */
+  verify?: "numbers" | "off";
+  /** The data files' previews in the system prompt (default true). */
+  context?: boolean;
+  /** The kernel's repair hints in the results the model reads (default true). */
+  hints?: boolean;
 }
 
 export interface AskOptions {
@@ -61,6 +74,7 @@ export type AgentEvent =
   | { type: "output"; callId: string; stream: "stdout" | "stderr"; text: string }
   | { type: "result"; part: Extract<Part, { kind: "code_execution_result" }> }
   | { type: "invalid-call"; form: ReplyForm; problem: string }
+  | { type: "ungrounded"; numbers: string[] }
   | { type: "notice"; text: string }
   | { type: "step-limit"; steps: number };
 
@@ -71,7 +85,9 @@ interface ModelReply {
 
 const NUDGE =
   "You wrote Python in a code block but did not call the run_python tool, so nothing ran. " +
-  "To run it, call run_python with that code. If it was only an illustration, answer without running it.";
+  `To run it: ${INVALID_CALL_HELP} If it was only an illustration, answer without running it.`;
+
+const attemptHelp = (problem: string): string => `Nothing ran: ${problem}. ${INVALID_CALL_HELP}`;
 
 const isChatError = (e: unknown): e is ChatError =>
   typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
@@ -131,6 +147,8 @@ export class Agent {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     if (!Number.isInteger(maxSteps) || maxSteps < 1)
       throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
+    if (options.verify !== undefined && options.verify !== "numbers" && options.verify !== "off")
+      throw new TypeError(`verify must be "numbers" or "off", got ${JSON.stringify(options.verify)}`);
     const agent = new Agent({ ...options, maxSteps });
     agent.model = options.model;
     return agent;
@@ -202,7 +220,24 @@ export class Agent {
     const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
     let ran = false;
     let nudged = false;
-    for (let step = 1; step <= maxSteps; step += 1) {
+    // Numbers an answer stated without a run, once sent back (the request gets a step of its own).
+    const grounding: { questioned: string[] | null } = { questioned: null };
+    const answered = (content: string): boolean => {
+      const missing =
+        this.options.verify === "off" ? [] : ungroundedNumbers(content, groundingSources(this.transcript));
+      if (missing.length && grounding.questioned === null) {
+        grounding.questioned = missing;
+        emit({
+          type: "notice",
+          text: `Asking the model to compute the numbers no run produced: ${missing.join(", ")}.`,
+        });
+        this.messages.push({ role: "user", content: groundingRequest(missing) });
+        return false;
+      }
+      if (missing.length) this.markUngrounded(turn, missing, emit);
+      return true;
+    };
+    for (let step = 1; step <= maxSteps + (grounding.questioned ? 1 : 0); step += 1) {
       const reply = await this.reply(turn, model, signal, emit);
       const { form, calls } = classifyReply(reply.content, reply.calls);
       if (form === "tool_calls") {
@@ -218,10 +253,24 @@ export class Agent {
         continue;
       }
       this.messages.push({ role: "assistant", content: reply.content });
-      if (form === "none") return "answer";
+      if (form === "none") {
+        const problem = ran || nudged ? null : attemptedCall(reply.content);
+        if (problem) {
+          // Told once what a valid call is; counted as an invalid call.
+          nudged = true;
+          emit({ type: "invalid-call", form, problem });
+          this.messages.push({ role: "user", content: attemptHelp(problem) });
+          continue;
+        }
+        if (answered(reply.content)) return "answer";
+        continue;
+      }
       if (form === "bare-python") {
         // Code shown after runs explains them; before any run it is asked for as a call, once.
-        if (ran || nudged) return "answer";
+        if (ran || nudged) {
+          if (answered(reply.content)) return "answer";
+          continue;
+        }
         nudged = true;
         emit({ type: "notice", text: "The model wrote code without running it; asking it to run it with the tool." });
         this.messages.push({ role: "user", content: NUDGE });
@@ -234,8 +283,14 @@ export class Agent {
       this.messages.push({ role: "user", content: results.join("\n\n") });
       ran ||= calls.some((call) => "code" in call);
     }
+    if (grounding.questioned) this.markUngrounded(turn, grounding.questioned, emit);
     emit({ type: "step-limit", steps: maxSteps });
     return "step-limit";
+  }
+
+  private markUngrounded(turn: Turn, numbers: string[], emit: (event: AgentEvent) => void): void {
+    turn.ungrounded = numbers;
+    emit({ type: "ungrounded", numbers });
   }
 
   /** The model's reply; streamed unless this server cannot stream tool calls. Never empty. */
@@ -325,9 +380,10 @@ export class Agent {
       return JSON.stringify({
         outcome: "INVALID_CALL",
         error: `The run_python call could not be run: ${call.problem}.`,
+        help: INVALID_CALL_HELP,
       });
     }
-    return resultForModel(await this.run(turn, call.code, form, signal, emit));
+    return resultForModel(await this.run(turn, call.code, form, signal, emit), { hints: this.options.hints ?? true });
   }
 
   private async run(
@@ -360,10 +416,14 @@ export class Agent {
     const { sandbox } = this.options;
     const agentTools = ToolSet.of(this.options.tools).describe();
     if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null, agentTools);
-    const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles()]);
+    const [environment, files, preview] = await Promise.all([
+      sandbox.environment(),
+      sandbox.listFiles(),
+      this.options.context !== false && sandbox.describeFiles ? sandbox.describeFiles() : Promise.resolve(null),
+    ]);
     // A run's tools replace the sandbox's of the same name, as the prompt then says.
     const named = new Map([...(environment.tools ?? []), ...agentTools].map((tool) => [tool.name, tool]));
-    return systemPrompt({ environment, files, resumed: sandbox.resumeReport ?? null }, [...named.values()]);
+    return systemPrompt({ environment, files, preview, resumed: sandbox.resumeReport ?? null }, [...named.values()]);
   }
 }
 

@@ -15,7 +15,13 @@ export function capText(text: string, cap = MODEL_TEXT_CAP): string {
 /** The outcome without its prefix: `DEADLINE_EXCEEDED`, as the code-execution APIs name it. */
 export const shortOutcome = (result: ExecutionResult): string => result.outcome.replace(/^OUTCOME_/, "");
 
-export function resultForModel(result: ExecutionResult): string {
+export interface ModelResultOptions {
+  /** Pass on the kernel's repair hints (`error.hint`, `hint`); default true. */
+  hints?: boolean;
+}
+
+export function resultForModel(result: ExecutionResult, options: ModelResultOptions = {}): string {
+  const hints = options.hints ?? true;
   const images = result.displays.filter((d) => d.mime.startsWith("image/")).length;
   const report: Record<string, unknown> = { outcome: shortOutcome(result) };
   if (result.stdout) report.stdout = capText(result.stdout);
@@ -28,7 +34,9 @@ export function resultForModel(result: ExecutionResult): string {
       message: capText(result.error.message, 1_000),
       traceback: capText(result.error.traceback, MODEL_TEXT_CAP / 2),
     };
+    if (hints && result.error.hint) (report.error as Record<string, unknown>).hint = result.error.hint;
   }
+  if (hints && result.hint) report.hint = result.hint;
   if (images) report.images = `${images} image(s) shown to the user`;
   if (result.files.length) report.files = result.files.map((f) => `${f.path} (${f.size} bytes)`);
   if (result.stateRestored?.whileIdle) {
@@ -62,5 +70,6 @@ export function outputText(result: ExecutionResult): string {
   const pieces = [result.stdout, result.stderr];
   if (result.value) pieces.push(result.value["text/plain"] ?? "");
   if (result.error) pieces.push(result.error.traceback || `${result.error.name}: ${result.error.message}`);
+  if (result.error?.hint) pieces.push(`Hint: ${result.error.hint}`);
   return pieces.filter(Boolean).join("\n");
 }

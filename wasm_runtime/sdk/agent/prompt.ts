@@ -10,6 +10,8 @@ export interface ResumedState {
 export interface PromptContext {
   environment: Environment;
   files: FileInfo[];
+  /** The kernel's preview of the data files (columns, dtypes, first rows); null: not asked for. */
+  preview?: string | null;
   resumed?: ResumedState | null;
 }
 
@@ -18,16 +20,30 @@ const INTRO = [
   "for any computation, data question or plot: never guess a number you could compute.",
 ];
 
+// How to work, in the order a small model should follow it: look, run, read, answer.
+const METHOD = [
+  "How to work, step by step:",
+  "1. Think in one or two sentences about what to compute, then call run_python with a short program.",
+  "2. print() every value you will use in the answer; the result shows what was printed (stdout) and the last expression's value.",
+  "3. Read the result. If it failed, read its error and `hint`, fix the code and run again; never answer from a failed run.",
+  "4. Data written in the user's message is not in a file: put it into the code as a list, dict or string.",
+  "5. When the printed output answers the question, reply in plain text, quoting the printed numbers exactly.",
+  "",
+  "Example. User: How many words are in 'the cat sat on the mat', and how many are unique?",
+  'You call run_python with code: words = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))',
+  'The result has stdout "6 5". You answer: It has 6 words, 5 of them unique.',
+];
+
 const OUTRO = [
-  "When a run fails, read the error, fix the code and run it again. When you answer, explain the",
-  "real output you got; if something could not be computed, say so.",
+  "When you answer, explain the real output you got; if something could not be computed, say so.",
+  "Never state a number that no run printed.",
 ];
 
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
 
 /** The prompt; without a context (a sandbox that cannot describe itself) only the rules (and the tools). */
 export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = []): string {
-  if (!context) return [...INTRO, "", ...toolsSection(tools), ...OUTRO].join("\n");
+  if (!context) return [...INTRO, "", ...toolsSection(tools), ...METHOD, "", ...OUTRO].join("\n");
   const { environment, files } = context;
   const timeoutMs = Number(environment.limits.timeoutMs) || 30_000;
   const packages = Object.entries(environment.packages)
@@ -48,14 +64,15 @@ export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = 
       "Open matplotlib figures are shown to the user as images automatically; print what you need to read.",
     ]),
     "",
-    "Files in the working directory:",
-    uploaded,
+    ...filesSection(uploaded, context.preview ?? null),
     "",
     "Known differences from regular CPython:",
     list(environment.notes),
     "",
     ...resumedSection(context.resumed ?? null),
     ...toolsSection(tools),
+    ...METHOD,
+    "",
     ...OUTRO,
   ].join("\n");
 }
@@ -73,6 +90,16 @@ function toolsSection(tools: ToolSpec[]): string[] {
     "failure raises `wasmbox.ToolError` with the reason.",
     list(tools.map((tool) => `tools.${tool.signature}${tool.description ? `: ${tool.description}` : ""}`)),
     "",
+  ];
+}
+
+/** The kernel's preview when there is one (it names every file), else the plain listing. */
+function filesSection(listing: string, preview: string | null): string[] {
+  if (!preview) return ["Files in the working directory:", listing];
+  return [
+    "Files in the working directory, previewed from their first rows (a preview, not the whole data:",
+    "load the file to compute; use these exact column names):",
+    preview,
   ];
 }
 

@@ -125,3 +125,20 @@ function namedCall(value: unknown): CodeOrProblem | null {
   if (typeof args === "string") args = parseArguments(args) ?? args;
   return codeIn(args) ?? { problem: "its `code` argument is missing or empty" };
 }
+
+/** What a valid call looks like: told to a model whose call could not be run. */
+export const INVALID_CALL_HELP =
+  "Call the run_python tool with one argument, `code`: the whole program as one string. Without " +
+  'native tool calls, write exactly: <tool_call>{"name": "run_python", "arguments": {"code": ' +
+  '"print(sum(range(10)))"}}</tool_call>';
+
+// A reply with no call in it that still reads as an attempt at one: the tool named, a tag or a
+// code fence left unmarked; a model that meant to run code gets told how instead of stopping.
+const ATTEMPT = /run_python|<\/?tool_call|"code"\s*:|```(?:[ \t]*\n)[\s\S]*?\b(?:print|import|def|for|return)\b/;
+
+/** The problem of a reply ("none" form) that looks like an attempt to call, else null. */
+export function attemptedCall(content: string): string | null {
+  if (!ATTEMPT.test(content)) return null;
+  if (/```[ \t]*\n/.test(content)) return "the code is in a fence that names no language and no call was made";
+  return "the reply mentions run_python but holds no call that can be run";
+}

@@ -15,6 +15,8 @@ export interface Turn {
   model?: string;
   /** How a model turn ended. */
   finish?: "answer" | "step-limit" | "stopped" | "error";
+  /** Numbers the model's answer states that no run printed or returned (Agent `verify: "numbers"`). */
+  ungrounded?: string[];
 }
 
 export interface Transcript {

@@ -1,9 +1,26 @@
 // One conversation: the chat's agent and the console's runs, recorded in one transcript, saved with
 // its sandbox after each activity so a reload brings it back.
-import { Agent, recordRun, type ChatFn, type HttpChatOptions, type StreamingMode, type Transcript } from "wasmbox";
+import {
+  Agent,
+  recordRun,
+  type AgentCreateOptions,
+  type ChatFn,
+  type HttpChatOptions,
+  type StreamingMode,
+  type Transcript,
+} from "wasmbox";
 import type { ChatView } from "../ui/chat-view.js";
 import { titleFrom, type SavedConversation } from "./saved.js";
 import type { Session } from "./session.js";
+
+/**
+ * `?assist=off` in the page's URL: no file previews, no repair hints, no check of the answer's
+ * numbers (to measure what they bring: `make bench-agent`). On by default.
+ */
+export function assistOptions(search = location.search): Pick<AgentCreateOptions, "verify" | "context" | "hints"> {
+  const off = new URLSearchParams(search).get("assist") === "off";
+  return off ? { verify: "off", context: false, hints: false } : { verify: "numbers" };
+}
 
 /** The app's backend proxy: the server keeps the API key. */
 export const PROXY: HttpChatOptions = { baseUrl: "/api" };
@@ -73,6 +90,7 @@ export class Conversation {
         streaming: this.streaming(),
         transcript: this.transcript,
         messages: this.saved.messages,
+        ...assistOptions(),
       });
     }
     this.agent.model = model;

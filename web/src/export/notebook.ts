@@ -30,10 +30,16 @@ function outputsOf(result: ExecutionResult, count: number): Output[] {
       output_type: "error",
       ename: result.error.name,
       evalue: result.error.message,
-      traceback: result.error.traceback.split("\n"),
+      traceback: [...result.error.traceback.split("\n"), ...(result.error.hint ? [`Hint: ${result.error.hint}`] : [])],
     });
   }
   return outputs;
+}
+
+/** The kernel's repair hint, kept with the cell when the run had one. */
+function hintOf(result: ExecutionResult | undefined): { hint?: string } {
+  const hint = result?.error?.hint ?? result?.hint;
+  return hint ? { hint } : {};
 }
 
 export function toNotebook(transcript: Transcript): object {
@@ -55,7 +61,7 @@ export function toNotebook(transcript: Transcript): object {
         cells.push({
           id: id(),
           cell_type: "code",
-          metadata: { wasmbox: { outcome: result?.outcome ?? null } },
+          metadata: { wasmbox: { outcome: result?.outcome ?? null, ...hintOf(result) } },
           source: part.code,
           execution_count: count,
           outputs: result ? outputsOf(result, count) : [],

@@ -4,6 +4,7 @@ import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderResult, type DownloadFn } from "./result-view.js";
+import { markUngrounded, ungroundedNote } from "./ungrounded.js";
 
 interface LiveText {
   element: HTMLElement;
@@ -41,6 +42,8 @@ export class ChatView {
         return this.note(`The model's run_python call could not be run: ${event.problem}. It was told so.`, "error");
       case "notice":
         return this.note(event.text);
+      case "ungrounded":
+        return this.showUngrounded(event.numbers);
     }
   }
 
@@ -62,6 +65,7 @@ export class ChatView {
         else if (part.kind === "executable_code") this.showCode(part.callId, part.code);
         else if (part.kind === "code_execution_result") this.showResult(part.callId, part.result);
       }
+      if (turn.role === "model" && turn.ungrounded?.length) this.showUngrounded(turn.ungrounded);
     }
     // A run the page was closed during has no result.
     for (const live of this.liveOutputs.values())
@@ -86,7 +90,19 @@ export class ChatView {
     this.scroll();
   }
 
+  /** Mark the answer's numbers no run computed, and say so under it. */
+  private showUngrounded(numbers: string[]): void {
+    this.settle();
+    const answers = this.container().querySelectorAll<HTMLElement>(".model-text");
+    const answer = answers[answers.length - 1];
+    if (answer) markUngrounded(answer, numbers);
+    this.note(ungroundedNote(numbers), "error");
+  }
+
   note(text: string, kind: "note" | "error" = "note"): void {
+    // Text after a note is a new reply: it starts its own block below the note.
+    this.settle();
+    this.liveText = null;
     this.container().append(h("p", { class: kind, role: kind === "error" ? "alert" : undefined }, text));
     this.scroll();
   }

@@ -85,6 +85,9 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
       ),
     );
   }
+  // How to repair (the kernel's hint), under the traceback; or why a run showed nothing.
+  const hint = result.error?.hint ?? result.hint;
+  if (hint) view.append(h("p", { class: "hint", "aria-label": "hint" }, `Hint: ${hint}`));
   if (result.files.length) {
     const list = h("ul", { class: "files", "aria-label": "files produced" });
     for (const file of result.files) {
