@@ -2,15 +2,21 @@
 
 Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tests/support/models.py) behind llama-cpp-python's server,
 the real app (its SDK Agent) in Chromium through the backend proxy. For each task: solved or
-not, steps (model requests), time, the reply form each run_python call came in, and every
-failure as the page showed it. Prints a table; nothing asserts.
+not, steps (model requests), time, the reply form each run_python call came in, the invalid-call
+events, and every failure as the page showed it. Prints a table per row; nothing asserts.
 
-    python -m tests.bench.agent [--tasks primes fibonacci ...] [--timeout-min 20]
+Rows, in one run against the same server: `on` (the app as shipped: file previews, repair hints,
+the numbers check), `off` (the same app with `?assist=off`: none of the three), and `smolagents`
+(smolagents' CodeAgent, its own native executor, tests/bench/smolagents_peer.py).
+
+    python -m tests.bench.agent [--tasks primes fibonacci ...] [--rows on off smolagents]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +35,15 @@ from tests.support.models import QWEN_CODER
 from tests.support.servers import running, test_app
 
 ALIAS = "qwen2.5-coder-1.5b"
+ROOT = Path(__file__).resolve().parents[2]
+PEER = ROOT / "tests" / "bench" / "smolagents_peer.py"
+PEER_VENV = Path.home() / ".cache" / "wasmbox" / "smolagents" / "venv-1.25.0"
+MAX_STEPS = 8  # the SDK Agent's default, given to the peer too
+ROWS = {
+    "on": "wasmbox Agent: previews + hints + numbers check",
+    "off": "wasmbox Agent, ?assist=off (none of the three)",
+    "smolagents": "smolagents 1.25.0 CodeAgent (native executor)",
+}
 RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
 WATCH_END = """() => {
   const log = document.querySelector('[role="log"]');
@@ -58,12 +73,12 @@ def top_customers() -> list[str]:
 class Task:
     name: str
     messages: list[str]
-    solved: Callable[[str, Page], bool]  # (final answer text, page)
+    solved: Callable[[str, int], bool]  # (final answer text, figures shown)
     upload: tuple[str, str] | None = None  # (file name, content)
 
 
-def has_all(*needles: str) -> Callable[[str, Page], bool]:
-    return lambda text, _page: all(n in text.replace(",", "") for n in needles)
+def has_all(*needles: str) -> Callable[[str, int], bool]:
+    return lambda text, _figures: all(n in text.replace(",", "") for n in needles)
 
 
 # The mean of those samples with np.random.seed(1) (0.0534…) or default_rng(1) (-0.0357…): a
@@ -71,9 +86,8 @@ def has_all(*needles: str) -> Callable[[str, Page], bool]:
 SAMPLE_MEANS = ("0.053", "-0.035", "-0.036")
 
 
-def plotted_then_counted(text: str, page: Page) -> bool:
-    images = page.get_by_role("img", name="figure produced by the code").count()
-    return images > 0 and "500" in text and any(mean in text for mean in SAMPLE_MEANS)
+def plotted_then_counted(text: str, figures: int) -> bool:
+    return figures > 0 and "500" in text and any(mean in text for mean in SAMPLE_MEANS)
 
 
 TASKS = [
@@ -122,12 +136,13 @@ class Outcome:
     steps: int = 0
     seconds: float = 0.0
     forms: list[str] = field(default_factory=list)
+    invalid_calls: int = 0
     shown_failures: list[str] = field(default_factory=list)
     answer: str = ""
     transcript: str = ""
 
 
-def run_task(page: Page, url: str, task: Task, timeout_ms: float) -> Outcome:
+def run_task(page: Page, url: str, task: Task, timeout_ms: float, row: str) -> Outcome:
     outcome = Outcome(task.name)
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url) if r.url.endswith("/completions") else None)
@@ -141,10 +156,10 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float) -> Outcome:
                 body = response.text()
             except Exception:  # a body the browser did not keep is only not saved
                 return
-            (replies / f"{task.name}-{len(requests):02d}.txt").write_text(body)
+            (replies / f"{row}-{task.name}-{len(requests):02d}.txt").write_text(body)
 
     page.on("requestfinished", keep_reply)
-    page.goto(url)
+    page.goto(url + ("?assist=off" if row == "off" else ""))
     page.get_by_text("Sandbox: ready").wait_for(timeout=180_000)
     if task.upload:
         with tempfile.TemporaryDirectory() as tmp:
@@ -170,24 +185,81 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float) -> Outcome:
         "(els) => els.map((e) => e.dataset.form)"
     )
     outcome.shown_failures = log.get_by_role("alert").all_inner_texts()
+    outcome.invalid_calls = sum("call could not be run" in f for f in outcome.shown_failures)
     last = page.get_by_role("article", name="Assistant").last
     outcome.answer = "\n".join(last.locator(".model-text").all_inner_texts()).strip()
     outcome.transcript = log.inner_text()
-    outcome.solved = not outcome.hung and task.solved(outcome.answer, page)
+    # The transcript as the app exports it: material for tests/fixtures/transcripts/.
+    try:
+        with page.expect_download(timeout=30_000) as download:
+            page.get_by_role("button", name="Transcript (JSON)").click()
+        download.value.save_as(RESULTS / f"bench-agent-{row}-{task.name}.json")
+    except Exception as error:  # a missing export is noted, not a failed task
+        print(f"transcript of {row} {task.name} not saved: {error}", flush=True)
+    figures = page.get_by_role("img", name="figure produced by the code").count()
+    outcome.solved = not outcome.hung and task.solved(outcome.answer, figures)
+    return outcome
+
+
+def run_peer(base: str, task: Task, timeout_s: float) -> Outcome:
+    """smolagents' CodeAgent on one task, in its own virtualenv (tests/bench/smolagents_peer.py)."""
+    outcome = Outcome(task.name)
+    spec = {
+        "messages": task.messages,
+        "upload": task.upload,
+        "base": base,
+        "model": ALIAS,
+        "max_steps": MAX_STEPS,
+    }
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            [str(PEER_VENV / "bin" / "python"), str(PEER)],
+            input=json.dumps(spec),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        outcome.hung = True
+        outcome.seconds = time.monotonic() - started
+        return outcome
+    outcome.seconds = time.monotonic() - started
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        outcome.shown_failures = [f"peer exited {done.returncode}: {done.stderr.strip()[-300:]}"]
+        return outcome
+    report = json.loads(lines[-1])
+    outcome.steps = report["steps"]
+    outcome.answer = report["answer"]
+    outcome.shown_failures = [e.splitlines()[0][:160] for e in report["errors"] if e]
+    outcome.transcript = done.stdout + done.stderr
+    outcome.solved = task.solved(outcome.answer, report["plots"])
     return outcome
 
 
 def table(outcomes: list[Outcome]) -> str:
-    rows = [f"{'task':16} {'solved':7} {'steps':>5} {'time s':>7}  parser paths / failures shown"]
+    rows = [
+        f"{'task':16} {'solved':7} {'steps':>5} {'time s':>7} {'invalid':>7}  "
+        "parser paths / failures shown"
+    ]
     for o in outcomes:
         forms = ", ".join(f"{f}×{n}" for f, n in Counter(o.forms).items()) or "no run"
         status = "HUNG" if o.hung else ("yes" if o.solved else "no")
-        rows.append(f"{o.task:16} {status:7} {o.steps:>5} {o.seconds:>7.0f}  {forms}")
-        rows.extend(f"{'':39}shown: {failure}" for failure in o.shown_failures)
+        rows.append(
+            f"{o.task:16} {status:7} {o.steps:>5} {o.seconds:>7.0f} {o.invalid_calls:>7}  {forms}"
+        )
+        rows.extend(f"{'':47}shown: {failure}" for failure in o.shown_failures)
+    rows.append(summary(outcomes))
+    return "\n".join(rows)
+
+
+def summary(outcomes: list[Outcome]) -> str:
     solved = sum(o.solved for o in outcomes)
     hung = sum(o.hung for o in outcomes)
-    rows.append(f"pass rate {solved}/{len(outcomes)}, hung {hung}")
-    return "\n".join(rows)
+    invalid = sum(o.invalid_calls for o in outcomes)
+    return f"pass rate {solved}/{len(outcomes)}, hung {hung}, invalid-call events {invalid}"
 
 
 def main() -> int:
@@ -201,14 +273,17 @@ def main() -> int:
         "--chat-format", default=None, help="a llama.cpp chat format (default: the GGUF's)"
     )
     parser.add_argument("--nice", type=int, default=0, help="the model server's niceness")
+    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS))
     args = parser.parse_args()
     tasks = [t for t in TASKS if t.name in args.tasks]
+    if "smolagents" in args.rows:
+        subprocess.run([str(ROOT / "scripts" / "ensure-smolagents.sh")], check=True)
     RESULTS.mkdir(exist_ok=True)
     print(
         f"model: {source(QWEN_CODER, args.chat_format)}, {args.threads} threads, nice {args.nice}",
         flush=True,
     )
-    outcomes: list[Outcome] = []
+    results: dict[str, list[Outcome]] = {row: [] for row in args.rows}
     log = RESULTS / "bench-agent-llama.log"
     with (
         llama_server(
@@ -224,20 +299,33 @@ def main() -> int:
         sync_playwright() as pw,
     ):
         browser = pw.chromium.launch(**launch_args())
+        # Task by task, every row in turn: a load that changes during the run hits rows alike.
         for task in tasks:
-            context = browser.new_context()
-            outcome = run_task(context.new_page(), url, task, args.timeout_min * 60_000)
-            context.close()
-            outcomes.append(outcome)
-            (RESULTS / f"bench-agent-{task.name}.txt").write_text(outcome.transcript)
-            print(table([outcome]).splitlines()[1], flush=True)
+            for row in args.rows:
+                if row == "smolagents":
+                    outcome = run_peer(base, task, args.timeout_min * 60)
+                else:
+                    context = browser.new_context()
+                    outcome = run_task(
+                        context.new_page(), url, task, args.timeout_min * 60_000, row
+                    )
+                    context.close()
+                results[row].append(outcome)
+                name = f"bench-agent-{row}-{task.name}.txt"
+                (RESULTS / name).write_text(outcome.transcript)
+                print(f"{row:11} " + table([outcome]).splitlines()[1], flush=True)
         browser.close()
+    for row, outcomes in results.items():
+        print(f"\n== {ROWS[row]}")
+        print(table(outcomes))
     print()
-    print(table(outcomes))
-    for o in outcomes:
-        if not o.solved:
-            print(f"\n--- {o.task} (not solved) transcript: bench-results/bench-agent-{o.task}.txt")
-            print(o.transcript[-3000:])
+    for row, outcomes in results.items():
+        print(f"{ROWS[row]:50} {summary(outcomes)}")
+    for row, outcomes in results.items():
+        for o in outcomes:
+            if not o.solved:
+                name = f"bench-results/bench-agent-{row}-{o.task}.txt"
+                print(f"\n--- {row} {o.task} (not solved): {name}\nanswer: {o.answer[-600:]}")
     return 0
 
 

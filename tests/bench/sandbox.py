@@ -3,7 +3,8 @@ shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin is
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
 `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a
-no-op host tool's round trip (awaited, and synchronous in interrupt mode), and with
+no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only describe` the
+agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone, and with
 WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating). Several engines:
 measured one after another, then one table with a column per engine; a row that failed in an
 engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
@@ -111,6 +112,33 @@ FILES = """async (mb) => {
   const get = performance.now() - t;
   await sb.close();
   return { put, get, ok: back.byteLength === data.byteLength };
+}"""
+# The agent's file preview (describeFiles): a 50 MB CSV alone, then 20 files of each kind; the
+# first call reads the files, the second finds them unchanged (the kernel keeps descriptions).
+DESCRIBE = """async () => {
+  const sb = await wasmbox.Sandbox.create();
+  const line = "2026-01-01,north,12345.678,some text to make the line longer\\n";
+  const csv = "day,region,amount,note\\n" + line.repeat(Math.ceil((50 << 20) / line.length));
+  await sb.writeFile("big.csv", csv);
+  let t = performance.now();
+  const big = await sb.describeFiles();
+  const bigFirst = performance.now() - t;
+  await sb.execute("import os; os.remove('big.csv')");
+  for (let i = 0; i < 20; i++) {
+    const kind = ["csv", "json", "jsonl", "txt"][i % 4];
+    const body = kind === "csv" ? "a,b,c\\n" + "1,2.5,x\\n".repeat(2000)
+      : kind === "json" ? JSON.stringify(Array.from({ length: 500 }, (_, n) => ({ n, v: n / 2 })))
+      : kind === "jsonl" ? '{"k": 1, "s": "t"}\\n'.repeat(2000) : "text\\n".repeat(2000);
+    await sb.writeFile(`f${i}.${kind}`, body);
+  }
+  t = performance.now();
+  const dir = await sb.describeFiles();
+  const dirFirst = performance.now() - t;
+  t = performance.now();
+  await sb.describeFiles();
+  const dirAgain = performance.now() - t;
+  await sb.close();
+  return { bigFirst, dirFirst, dirAgain, bigChars: big.length, dirChars: dir.length };
 }"""
 
 
@@ -277,6 +305,10 @@ def measure(engine: str, only: str, table: Table) -> str:
             section("W2, host tools", lambda row: w2_tools(opened, row))
             close(state)
             return f"{browser.name} {browser.version}"
+        if only == "describe":
+            section("describe", lambda row: describe(shared(state), row))
+            close(state)
+            return f"{browser.name} {browser.version}"
         if only == "sessions":
             opened = state.setdefault("page", open_page(browser, url))
             section("W2, W10", lambda row: w2_w10(opened, row))
@@ -293,6 +325,7 @@ def measure(engine: str, only: str, table: Table) -> str:
         section("W8", lambda row: w8(shared(state), row))
         section("W9", lambda row: w9(shared(state), row))
         section("files", lambda row: files(shared(state), row))
+        section("describe", lambda row: describe(shared(state), row))
         close(state)
         section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
         table.writer(engine, "engine")("load at the end", load())
@@ -444,6 +477,14 @@ def files(page: EnginePage, row: Row) -> None:
         row(f"file {mb} MB out (readFile)", summary([f["get"] for f in moved]))
 
 
+def describe(page: EnginePage, row: Row) -> None:
+    """The agent's file preview: what a message waits for before its first request."""
+    samples = [page.evaluate(DESCRIBE) for _ in range(RUNS)]
+    row("describeFiles: a 50 MB CSV", summary([s["bigFirst"] for s in samples]))
+    row("describeFiles: 20 files, first", summary([s["dirFirst"] for s in samples]))
+    row("describeFiles: 20 files, unchanged", summary([s["dirAgain"] for s in samples]))
+
+
 def engines_arg(text: str) -> list[str]:
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     unknown = [n for n in names if n not in ENGINES]
@@ -464,7 +505,10 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
-        "--only", choices=["all", "sessions", "w11", "tools"], default="all", help="which rows"
+        "--only",
+        choices=["all", "sessions", "w11", "tools", "describe"],
+        default="all",
+        help="which rows",
     )
     args = parser.parse_args()
     global RUNS

@@ -100,7 +100,11 @@ def test_uploaded_customers_top_five(
     app_page.ask("Who are the top 5 customers by revenue?")
 
     assert model.tool_results()[0]["stdout"].strip() == str(expected)
-    assert "customers.csv" in model.requests()[0]["messages"][0]["content"]
+    system = model.requests()[0]["messages"][0]["content"]
+    # The kernel's preview of the uploaded file, in the first request: columns, dtypes, rows.
+    assert "a preview, not the whole data" in system
+    assert '- "customers.csv" (' in system
+    assert '"customer" object (text), "revenue" int64' in system
 
 
 def test_self_repair_after_key_error(
@@ -120,6 +124,10 @@ def test_self_repair_after_key_error(
     first, columns, fixed = model.tool_results()
     assert first["outcome"] == "FAILED"
     assert first["error"]["name"] == "KeyError" and "'price'" in first["error"]["message"]
+    # The repair hint, from the real exception: the columns, the closest first; shown in the page.
+    hint = "Columns of the DataFrame that exist (closest first): 'unit_price', 'item'."
+    assert first["error"]["hint"] == hint
+    assert app_page.page.get_by_label("hint").first.inner_text() == f"Hint: {hint}"
     assert "<cell-" in first["error"]["traceback"]
     assert columns["stdout"].strip() == "['item', 'unit_price']"
     assert fixed["outcome"] == "OK" and fixed["stdout"].strip() == "6.5"
@@ -147,3 +155,25 @@ def test_plot_then_follow_up_reuses_variables(
     app_page.ask("Now tell me the count and mean of those same numbers")
     count, _mean = model.tool_results()[-1]["stdout"].split()
     assert count == "500"
+
+
+def test_a_number_no_run_computed_is_asked_for_then_marked(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(
+        tool_call_stream_reply("import random\nsamples = [random.random() for _ in range(500)]"),
+        final("There are 500 samples; their mean is 0.4987."),
+        final("Their mean is 0.4987."),
+    )
+    app_page.open(agent_app).ask("Draw 500 random numbers and tell me their mean.")
+
+    asked = model.requests()[2]["messages"][-1]
+    assert asked["role"] == "user"
+    assert "numbers that no run printed or returned: 0.4987." in asked["content"]  # 500: asked
+    # The run showed nothing: its result carried the kernel's hint on an OK result.
+    assert model.tool_results()[0]["hint"].startswith("The run printed nothing")
+    page = app_page.page
+    marks = page.locator("mark.ungrounded")
+    assert marks.count() >= 1 and marks.last.inner_text() == "0.4987"
+    assert marks.last.get_attribute("title") == "not computed by any run"
+    assert page.get_by_text("Not computed by any run: 0.4987.").is_visible()

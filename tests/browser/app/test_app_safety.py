@@ -72,20 +72,26 @@ def test_notebook_export_validates(app_page: AppPage, agent_app: str, model: Scr
         tool_call_stream_reply(
             "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nprint('plotted')"
         ),
-        tool_call_stream_reply("1 / 0"),
+        tool_call_stream_reply("np.zeros(2)"),
         final("All done."),
     )
-    app_page.open(agent_app).ask("Make a plot, then divide by zero")
+    app_page.open(agent_app).ask("Make a plot, then use numpy without importing it")
     with app_page.page.expect_download() as download:
         app_page.page.get_by_role("button", name="Notebook (.ipynb)").click()
     notebook = nbformat.reads(download.value.path().read_text(), as_version=4)
     nbformat.validate(notebook)
 
     code_cells = [c for c in notebook.cells if c.cell_type == "code"]
-    assert [c.source.splitlines()[-1] for c in code_cells] == ["print('plotted')", "1 / 0"]
+    assert [c.source.splitlines()[-1] for c in code_cells] == ["print('plotted')", "np.zeros(2)"]
     outputs = [o.output_type for o in code_cells[0].outputs]
     assert "stream" in outputs and "display_data" in outputs
-    assert code_cells[1].outputs[-1].ename == "ZeroDivisionError"
+    error = code_cells[1].outputs[-1]
+    assert error.ename == "NameError"
+    # The kernel's repair hint is kept: last line of the traceback, and in the cell's metadata.
+    assert error.traceback[-1] == "Hint: Import it first: import numpy as np " + (
+        "(each run keeps the variables and imports of earlier runs)."
+    )
+    assert code_cells[1].metadata["wasmbox"]["hint"].startswith("Import it first")
 
 
 def test_transcript_export_has_gemini_style_parts(
