@@ -104,7 +104,7 @@ def test_uploaded_customers_top_five(
     # The kernel's preview of the uploaded file, in the first request: columns, dtypes, rows.
     assert "a preview, not the whole data" in system
     assert '- "customers.csv" (' in system
-    assert '"customer" object (text), "revenue" int64' in system
+    assert '"customer" object (text), "revenue" float64' in system
 
 
 def test_self_repair_after_key_error(
