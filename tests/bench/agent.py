@@ -264,7 +264,9 @@ def summary(outcomes: list[Outcome]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tasks", nargs="*", default=[t.name for t in TASKS])
+    parser.add_argument(
+        "--tasks", nargs="*", default=[t.name for t in TASKS], choices=[t.name for t in TASKS]
+    )
     parser.add_argument("--timeout-min", type=float, default=15)
     parser.add_argument("--threads", type=int, default=2)
     # The model's own template by default: chatml-function-calling (0.3.36) drops `tool` messages
@@ -275,7 +277,8 @@ def main() -> int:
     parser.add_argument("--nice", type=int, default=0, help="the model server's niceness")
     parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS))
     args = parser.parse_args()
-    tasks = [t for t in TASKS if t.name in args.tasks]
+    by_name = {t.name: t for t in TASKS}
+    tasks = [by_name[name] for name in args.tasks]  # in the order given
     if "smolagents" in args.rows:
         subprocess.run([str(ROOT / "scripts" / "ensure-smolagents.sh")], check=True)
     RESULTS.mkdir(exist_ok=True)
