@@ -306,7 +306,8 @@ def measure(engine: str, only: str, table: Table) -> str:
             close(state)
             return f"{browser.name} {browser.version}"
         if only == "describe":
-            section("describe", lambda row: describe(shared(state), row))
+            opened = state.setdefault("page", open_page(browser, url))
+            section("describe", lambda row: describe(opened, row))
             close(state)
             return f"{browser.name} {browser.version}"
         if only == "sessions":
