@@ -116,7 +116,8 @@ def test_csv_top5_matches_pandas_and_parts_as_json(tmp_path: Path, runtime_built
     saved = pd.read_csv(tmp_path / "wasmbox-out" / "top5.csv")
     assert saved["name"].tolist() == expected
     system = fake.received[0].json["messages"][0]["content"]
-    assert "- sales.csv (" in system
+    # The kernel's preview of the uploaded file (docs/agent.md): its name, columns and dtypes.
+    assert '- "sales.csv" (' in system and "a preview, not the whole data" in system
 
 
 def test_a_call_written_as_text_runs_and_the_plot_is_saved(
