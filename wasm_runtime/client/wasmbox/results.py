@@ -47,6 +47,7 @@ class ErrorInfo(WireModel):
     name: str
     message: str
     traceback: str
+    hint: str | None = None  # one line: how to repair (the kernel's, from the real exception)
 
 
 class NetworkAttempt(WireModel):
@@ -115,6 +116,7 @@ class ExecutionResult(WireModel):
     state_lost: bool
     validation: Validation | None = None
     state_restored: StateRestored | None = None
+    hint: str | None = None  # a run that printed and returned nothing says so
 
     @property
     def ok(self) -> bool:
