@@ -255,7 +255,14 @@ class Kernel:
             error = self._error(failure, load_failures) if failure is not None else None
             outcome: Outcome = outcome_of(failure) if failure is not None else "OUTCOME_OK"
             result = _result(
-                outcome, out, err, audit, value=value, error=error, displays=run.displays, files=files
+                outcome,
+                out,
+                err,
+                audit,
+                value=value,
+                error=error,
+                displays=run.displays,
+                files=files,
             )
             if error is not None and failure is not None:
                 hint = error_hint(
