@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from backend import cli
+from backend import commands
+from wasm_runtime import cli
 
 PUBLIC = "0.0.0.0"
 
@@ -79,7 +80,7 @@ def test_the_factory_named_for_workers_builds_the_app() -> None:
 
     from fastapi import FastAPI
 
-    module, name = cli.APP_FACTORY.split(":")
+    module, name = commands.APP_FACTORY.split(":")
     assert isinstance(getattr(import_module(module), name)(), FastAPI)
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from backend.cli import main
 from backend.site_export import ExportError, ExportOptions, export_site, normalize_base_path
 from tests.backend.static_tree import SECRET, write
+from wasm_runtime.cli import main
 
 
 @pytest.fixture

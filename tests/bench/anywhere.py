@@ -44,7 +44,7 @@ CLIENT_COLD_SESSION = CLIENT_COLD.replace(
     "wasmbox.Sandbox.create(session='bench', data_dir=__import__('pathlib').Path(sys.argv[1]))",
 )
 WASMBOX_MCP = StdioServerParameters(
-    command=sys.executable, args=["-c", "from backend.cli import main; main(['mcp'])"]
+    command=sys.executable, args=["-c", "from wasm_runtime.cli import main; main(['mcp'])"]
 )
 
 

@@ -166,7 +166,7 @@ def own_cpu_s() -> float:
 
 
 PROXY_CODE = (
-    "from backend.cli import run_server; "
+    "from backend.commands import run_server; "
     "run_server('127.0.0.1', {port}, workers={workers}, backlog=4096, timeout_keep_alive=5)"
 )
 

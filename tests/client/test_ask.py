@@ -37,7 +37,7 @@ PRIMES = (
 )
 
 
-CLI = "import sys; from backend.cli import main; sys.exit(main())"
+CLI = "import sys; from wasm_runtime.cli import main; sys.exit(main())"
 
 
 def told_stdout(request: Any) -> str:

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 SERVER = StdioServerParameters(
     command=sys.executable,
-    args=["-c", "from backend.cli import main; main(['mcp', '--timeout', '300'])"],
+    args=["-c", "from wasm_runtime.cli import main; main(['mcp', '--timeout', '300'])"],
 )
 
 

@@ -16,11 +16,11 @@ from wasmbox import Sandbox
 from wasmbox.named import NamedSession, SessionInUse
 
 pytestmark = pytest.mark.browser
-CLI = "from backend.cli import main; raise SystemExit(main())"
+CLI = "from wasm_runtime.cli import main; raise SystemExit(main())"
 
 
 def mcp_server(data_dir: Path, name: str) -> StdioServerParameters:
-    cli = f"from backend.cli import main; raise SystemExit(main({mcp_args(data_dir, name)!r}))"
+    cli = f"from wasm_runtime.cli import main; raise SystemExit(main({mcp_args(data_dir, name)!r}))"
     return StdioServerParameters(command=sys.executable, args=["-c", cli])
 
 

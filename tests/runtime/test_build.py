@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from backend.cli import main
 from tests.runtime.conftest import replace_file
 from wasm_runtime.builder import BuildOptions, build_runtime
 from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.pins import PYODIDE_VERSION
+from wasm_runtime.cli import main
 from wasm_runtime.paths import REPO_ROOT
 
 # importlib.util.MAGIC_NUMBER of CPython 3.12, the Python inside Pyodide 0.27.7.

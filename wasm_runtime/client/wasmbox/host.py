@@ -89,8 +89,8 @@ class Host:
         slot = claim_slot(browser) if cache and profile is None and browser == "chromium" else None
         if slot is not None:
             profile, port = slot.profile, slot.port
-        # The server (with FastAPI's and the backend's imports) starts in a thread while the
-        # browser launches: neither needs the other until the page is opened.
+        # The server (with its app's imports) starts in a thread while the browser launches:
+        # neither needs the other until the page is opened.
         serving = asyncio.ensure_future(
             asyncio.to_thread(start_server, isolated, port, slot is not None)
         )
@@ -255,11 +255,11 @@ async def open_context(
 def start_server(isolated: bool, port: int | None, any_port: bool = False) -> LoopbackServer:
     """The loopback server, serving; on another port if `port` is taken and `any_port`.
 
-    Imported here, in the thread that calls this: FastAPI, uvicorn and the backend take about
-    as long to import as the browser takes to launch."""
-    from wasmbox.server import LoopbackServer, PortInUse, client_app, client_settings
+    Imported here, in the thread that calls this: uvicorn and the page server's app take about as
+    long to import as the browser takes to launch."""
+    from wasmbox.server import LoopbackServer, PortInUse, client_app
 
-    app = client_app(client_settings(isolated))
+    app = client_app(isolated)
     try:
         server = LoopbackServer(app, port=port)
     except PortInUse:

@@ -1,7 +1,11 @@
-"""The app's own static serving (backend.app) on a loopback port, in a thread, plus the host page.
+"""The page server on a loopback port, in a thread: the host page, the SDK and the runtime.
 
 The browser loads the SDK and the runtime from here. A thread of its own keeps serving the runtime's
 files while the caller's event loop is busy or blocked.
+
+The app itself comes from whoever installed this package, through the `wasmbox.page_app` entry
+point (this project's is `wasm_runtime.cli:client_page_app`, the backend's static serving): the
+client never imports the backend, and the backend never imports the client.
 """
 
 from __future__ import annotations
@@ -9,49 +13,42 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Protocol
 
 import uvicorn
-from fastapi import FastAPI, Request, Response
+from starlette.types import ASGIApp
 
-from backend.app import create_app
-from backend.settings import Settings, get_settings
-from backend.static import app_page_headers, file_response, not_found, safe_file
-from wasm_runtime.builder.manifest import MANIFEST
-from wasmbox.errors import RuntimeMissing, WasmboxError
+from wasmbox.errors import WasmboxError
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
+PAGE_APP_GROUP = "wasmbox.page_app"
 START_TIMEOUT_S = 15.0
 
 
-def client_settings(isolated: bool = True) -> Settings:
-    """The environment's settings, with the loopback-only choices this server needs."""
-    settings = Settings()
-    return settings.model_copy(
-        update={"cross_origin_isolation": isolated, "rate_limit_storage": "memory://"}
-    )
+class PageApp(Protocol):
+    """Makes the ASGI app that serves `page_dir` at /client/, the SDK at /sdk/ and the runtime at
+    /runtime/, with COOP/COEP on the page when `isolated`; raises RuntimeMissing if unbuilt."""
+
+    def __call__(self, isolated: bool, page_dir: Path) -> ASGIApp: ...
 
 
-def client_app(settings: Settings) -> FastAPI:
-    """The backend app with these settings, plus the client's host page at /client/."""
-    if not (settings.runtime_dir / MANIFEST).is_file():
-        raise RuntimeMissing(
-            f"the wasmbox runtime is not built in {settings.runtime_dir}: run `wasmbox build` "
-            "(or `make build` in a checkout)"
+def installed_page_app() -> PageApp:
+    """The page server the installation registered under the `wasmbox.page_app` entry point."""
+    found = list(entry_points(group=PAGE_APP_GROUP))
+    if not found:
+        raise WasmboxError(
+            f"no page server is installed (entry point group {PAGE_APP_GROUP!r}): reinstall "
+            "wasmbox (`pip install -e .` or `make setup` in a checkout)"
         )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
+    factory: PageApp = found[0].load()
+    return factory
 
-    @app.api_route("/client/{name}", methods=["GET", "HEAD"], include_in_schema=False)
-    def host_page(name: str, request: Request) -> Response:
-        path = safe_file(PAGE_DIR, name)
-        if path is None:
-            return not_found()
-        return file_response(
-            request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
-        )
 
-    return app
+def client_app(isolated: bool = True, page_app: PageApp | None = None) -> ASGIApp:
+    """The app the client's browser loads its page from."""
+    return (page_app or installed_page_app())(isolated, PAGE_DIR)
 
 
 class PortInUse(WasmboxError):
@@ -61,7 +58,7 @@ class PortInUse(WasmboxError):
 class LoopbackServer:
     """uvicorn serving `app` on 127.0.0.1 at `port` (a free one by default) until `stop()`."""
 
-    def __init__(self, app: FastAPI, port: int | None = None) -> None:
+    def __init__(self, app: ASGIApp, port: int | None = None) -> None:
         with socket.socket() as sock:
             # As uvicorn binds: a previous run's connections in TIME_WAIT do not hold the port.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -42,13 +43,9 @@ def parser() -> argparse.ArgumentParser:
     return ask
 
 
-def default_model() -> str:
-    from backend.settings import Settings
-
-    return Settings().models[0]
-
-
-async def ask(args: argparse.Namespace, console: Console) -> int:
+async def ask(
+    args: argparse.Namespace, console: Console, default_model: Callable[[], str]
+) -> int:
     saved = Saved(args.out, console)
     shown = (JsonParts if args.json else Terminal)(console, saved)
     async with await Sandbox.create(timeout=args.timeout) as sandbox:
@@ -77,7 +74,9 @@ async def ask(args: argparse.Namespace, console: Console) -> int:
     return ANSWERED
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, default_model: Callable[[], str]) -> int:
+    """`default_model`: the model without --model (the `wasmbox` command, wasm_runtime/cli.py,
+    gives the backend's first of WASMBOX_MODELS: the client does not import the backend)."""
     args = parser().parse_args(argv)
     console = Console(stderr=True)
     if not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
@@ -91,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[red]no such file: {escape(', '.join(missing))}[/red]")
         return USAGE
     try:
-        return asyncio.run(ask(args, console))
+        return asyncio.run(ask(args, console, default_model))
     except KeyboardInterrupt:
         console.print("[yellow]stopped[/yellow]")
         return STOPPED

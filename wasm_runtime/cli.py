@@ -1,16 +1,27 @@
-"""`wasmbox`: build the runtime, serve the app, export it for a static host."""
+"""The `wasmbox` command: the one module that composes the backend and the Python client.
+
+Neither package imports the other (tests/test_import_graph.py checks it). The backend serves and
+exports the app; the client drives the SDK from Python. This module parses the command line for
+both, and gives the client the page server it runs in its browser (`client_page_app`, found by the
+client through the `wasmbox.page_app` entry point in pyproject.toml).
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from wasm_runtime.paths import RUNTIME_DIR, default_cache_dir
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+
+DESCRIPTION = "`wasmbox`: build the runtime, serve the app, export it for a static host."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["ask"]:
         from wasmbox.ask.cli import main as ask
 
-        return ask(argv[1:])
-    parser = argparse.ArgumentParser(prog="wasmbox", description=__doc__)
+        return ask(argv[1:], default_model=default_model)
+    parser = argparse.ArgumentParser(prog="wasmbox", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True)
 
     build = commands.add_parser("build", help="assemble the offline Pyodide runtime")
@@ -122,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_mcp(timeout=args.timeout, session=args.session, data_dir=args.data_dir)
     if args.command == "export":
+        from backend.commands import export_folder
+
         return export_folder(
             args.dir,
             args.base_path,
@@ -132,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             model_sha256=args.model_sha256,
         )
     if args.command == "serve":
+        from backend.commands import serve_app
+
         return serve_app(
             args.host, args.port, console, allow_public=args.allow_public, workers=args.workers
         )
@@ -155,38 +170,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def export_folder(
-    out_dir: Path,
-    base_path: str | None,
-    console: Console,
-    *,
-    precache_all: bool = False,
-    package_snapshot: bool = False,
-    model: Path | None = None,
-    model_sha256: str | None = None,
-) -> int:
-    from backend.site_export import ExportError, ExportOptions, export_site
-
-    try:
-        options = ExportOptions(
-            out_dir=out_dir,
-            base_path=base_path,
-            precache_all=precache_all,
-            package_snapshot=package_snapshot,
-            model=model,
-            model_sha256=model_sha256,
-        )
-        summary = export_site(options)
-    except ExportError as exc:
-        console.print(f"[red]Export failed:[/red] {exc}")
-        return 1
-    console.print(
-        f"Exported {summary.files} files ({summary.bytes / 1e6:.1f} MB) to {summary.out_dir}: "
-        "serve it from any static host, e.g. `python -m http.server -d DIR`."
-    )
-    return 0
-
-
 def worker_count(text: str) -> int:
     count = int(text)
     if count < 1:
@@ -194,71 +177,45 @@ def worker_count(text: str) -> int:
     return count
 
 
-def default_workers(rate_limit_storage: str) -> int:
-    """One process per CPU when Redis holds the shared budget; else one, which owns the budget."""
-    if rate_limit_storage.startswith("memory://"):
-        return 1
-    return os.cpu_count() or 1
+def default_model() -> str:
+    """`wasmbox ask`'s model without --model: the first of the backend's WASMBOX_MODELS."""
+    from backend.settings import Settings
+
+    return Settings().models[0]
 
 
-APP_FACTORY = "backend.app:create_app"
+def client_page_app(isolated: bool, page_dir: Path) -> FastAPI:
+    """The Python client's page server: the backend app (SDK, runtime, their headers) with the
+    environment's settings, loopback-only choices, and the client's host page at /client/."""
+    from fastapi import Request, Response
 
-
-def run_server(host: str, port: int, *, workers: int = 1, **options: Any) -> None:
-    """uvicorn, with the app built by each worker process (its own upstream pool and slots).
-
-    The import string plus `factory=True` is what lets uvicorn fork workers; with one worker it
-    costs nothing. uvloop and httptools come with uvicorn[standard] and are picked by "auto".
-    """
-    import uvicorn
-
-    uvicorn.run(
-        APP_FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        **options,
-    )
-
-
-def serve_app(
-    host: str | None,
-    port: int | None,
-    console: Console,
-    *,
-    allow_public: bool = False,
-    workers: int | None = None,
-) -> int:
-    from backend.settings import get_settings, unsafe_exposure
-    from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
+    from backend.app import create_app
+    from backend.settings import Settings, get_settings
+    from backend.static import app_page_headers, file_response, not_found, safe_file
     from wasm_runtime.builder.manifest import MANIFEST
+    from wasmbox.errors import RuntimeMissing
 
-    settings = get_settings()
-    if allow_public:
-        settings = settings.model_copy(update={"allow_public": True})
-    host = host or settings.host
-    port = port or settings.port
-    if problem := unsafe_exposure(settings, host):
-        console.print(f"[red]{problem}[/red]")
-        return 2
+    settings = Settings().model_copy(
+        update={"cross_origin_isolation": isolated, "rate_limit_storage": "memory://"}
+    )
     if not (settings.runtime_dir / MANIFEST).is_file():
-        console.print("The runtime is not built yet: building it first.")
-        try:
-            build_runtime(BuildOptions(out_dir=settings.runtime_dir), console)
-        except BuildError as exc:
-            console.print(f"[red]Build failed:[/red] {exc}")
-            return 1
-    workers = workers or default_workers(settings.rate_limit_storage)
-    if workers > 1 and settings.rate_limit_storage.startswith("memory://"):
-        console.print(
-            f"[yellow]{workers} workers with the in-memory rate limit: each process keeps its own "
-            "budget. Set WASMBOX_RATE_LIMIT_STORAGE=redis://… to share one.[/yellow]"
+        raise RuntimeMissing(
+            f"the wasmbox runtime is not built in {settings.runtime_dir}: run `wasmbox build` "
+            "(or `make build` in a checkout)"
         )
-    console.print(f"wasmbox is running at [bold]http://{host}:{port}/[/bold]  (Ctrl+C stops it)")
-    run_server(host, port, workers=workers)
-    return 0
+    app = create_app()
+    app.dependency_overrides[get_settings] = lambda: settings
+
+    @app.api_route("/client/{name}", methods=["GET", "HEAD"], include_in_schema=False)
+    def host_page(name: str, request: Request) -> Response:
+        path = safe_file(page_dir, name)
+        if path is None:
+            return not_found()
+        return file_response(
+            request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
+        )
+
+    return app
 
 
 if __name__ == "__main__":
