@@ -11,7 +11,7 @@
 //   PACKAGES: comma-separated package names, each loaded then its modules imported
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gotDigest } from "../sandbox/got-digest.mjs";
+import { gotDigest } from "../protocol/got-digest.mjs";
 import { bootWarm } from "./warm_boot.mjs";
 
 // Made by the worker itself or per process, never by a package install.

@@ -26,7 +26,7 @@ from wasm_runtime.builder.snapshot import snapshot_key
 
 SCRIPT = Path(__file__).with_name("make_package_snapshot.mjs")
 # The record's GOT digest, shared with the worker that checks it.
-GOT_DIGEST = Path(__file__).parent.parent / "sandbox" / "got-digest.mjs"
+GOT_DIGEST = Path(__file__).parent.parent / "protocol" / "got-digest.mjs"
 # Loaded and imported in this order; cloudpickle is what a session's variables are saved with.
 PACKAGES = ("numpy", "pandas", "cloudpickle")
 SNAPSHOT_FILE = "snapshot-pandas.bin"

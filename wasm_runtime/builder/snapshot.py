@@ -18,6 +18,8 @@ from wasm_runtime.builder.errors import BuildError
 SCRIPT = Path(__file__).with_name("make_snapshot.mjs")
 WARM_BOOT = Path(__file__).with_name("warm_boot.mjs")
 WARMUP = Path(__file__).with_name("snapshot_warmup.py")
+# Where the kernel's wheel is mounted: the worker mounts it at the same path.
+KERNEL_MOUNT = Path(__file__).parent.parent / "protocol" / "kernel-mount.mjs"
 SNAPSHOT_FILE = "snapshot.bin"
 
 
@@ -27,6 +29,7 @@ def snapshot_key(kernel_wheel: Path) -> str:
         SCRIPT.read_bytes()
         + WARM_BOOT.read_bytes()
         + WARMUP.read_bytes()
+        + KERNEL_MOUNT.read_bytes()
         + kernel_wheel.read_bytes()
     )
     digest.update(kernel_wheel.name.encode())  # the worker mounts it by name

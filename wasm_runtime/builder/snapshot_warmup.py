@@ -50,7 +50,7 @@ COMMON_MODULES = (
 
 def import_kernel(wheel: str) -> None:
     """Import the kernel from its wheel, which the worker mounts at the same path at boot (lazy
-    imports such as its matplotlib backend read it then); see sandbox/runtime.ts."""
+    imports such as its matplotlib backend read it then); see protocol/kernel-mount.mjs."""
     sys.path.insert(0, wheel)
     importlib.import_module("wasmbox_kernel")
 

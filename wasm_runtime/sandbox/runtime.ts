@@ -2,6 +2,7 @@
 import type { PyodideInterface } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import type { BootedFrom, KernelConfig, StartSnapshot } from "../protocol/types.js";
+import { kernelWheelPath } from "../protocol/kernel-mount.mjs";
 import { bootStep } from "./boot-steps.js";
 import { loaderLog } from "./loader-log.js";
 import { bootFromPackageSnapshot, type PackageSnapshotFiles } from "./package-snapshot.js";
@@ -44,7 +45,7 @@ async function kernelWheel(manifest: Promise<Manifest>, fileBytes: RuntimeFileBy
  * (builder/make_snapshot.mjs): the file is still needed for the kernel's lazy imports.
  */
 function mountKernel(pyodide: PyodideInterface, [file, wheel]: [string, Uint8Array]): void {
-  const path = `/lib/${file}`;
+  const path = kernelWheelPath(file);
   pyodide.FS.writeFile(path, wheel);
   const sys = pyodide.pyimport("sys");
   if (sys.path.count(path) === 0) sys.path.insert(0, path);

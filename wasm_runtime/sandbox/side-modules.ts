@@ -5,7 +5,7 @@
 // bases, rebuilds the table and the global offset table exactly as they were (checked below);
 // then the heap is written again, since the modules' start-up wrote into their data.
 // Any difference throws: the caller boots without the package snapshot.
-import { gotDigest } from "./got-digest.mjs";
+import { gotDigest } from "../protocol/got-digest.mjs";
 import type { PackageRecord } from "./package-record.js";
 import type { LinkerModule, LinkFlags } from "./pyodide-private.js";
 

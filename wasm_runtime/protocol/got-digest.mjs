@@ -1,7 +1,7 @@
 // The global offset table as a count and a digest of its sorted name=value lines (FNV-1a, cheap
 // enough to check synchronously while a worker links). One definition for both sides: the build
 // records it (builder/make_package_snapshot.mjs, in Node) and the worker checks it
-// (side-modules.ts); plain JavaScript so that Node runs it as it is.
+// (sandbox/side-modules.ts); plain JavaScript so that Node runs it as it is.
 
 /**
  * @param {Record<string, { value: unknown }>} got
