@@ -1,9 +1,8 @@
 """The `wasmbox` command: the one module that composes the backend and the Python client.
 
-Neither package imports the other (tests/test_import_graph.py checks it). The backend serves and
-exports the app; the client drives the SDK from Python. This module parses the command line for
-both, and gives the client the page server it runs in its browser (`client_page_app`, found by the
-client through the `wasmbox.page_app` entry point in pyproject.toml).
+Neither package imports the other (tests/backend/test_import_graph.py checks it). The backend
+serves and exports the app; the client drives the SDK from Python. This module parses the command
+line for both; wasm_runtime/client_page.py gives the client the page server its browser loads.
 """
 
 from __future__ import annotations
@@ -11,15 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from wasm_runtime.paths import RUNTIME_DIR, default_cache_dir
-
-if TYPE_CHECKING:
-    from fastapi import FastAPI
-
 
 DESCRIPTION = "`wasmbox`: build the runtime, serve the app, export it for a static host."
 
@@ -182,40 +176,6 @@ def default_model() -> str:
     from backend.settings import Settings
 
     return Settings().models[0]
-
-
-def client_page_app(isolated: bool, page_dir: Path) -> FastAPI:
-    """The Python client's page server: the backend app (SDK, runtime, their headers) with the
-    environment's settings, loopback-only choices, and the client's host page at /client/."""
-    from fastapi import Request, Response
-
-    from backend.app import create_app
-    from backend.settings import Settings, get_settings
-    from backend.static import app_page_headers, file_response, not_found, safe_file
-    from wasm_runtime.builder.manifest import MANIFEST
-    from wasmbox.errors import RuntimeMissing
-
-    settings = Settings().model_copy(
-        update={"cross_origin_isolation": isolated, "rate_limit_storage": "memory://"}
-    )
-    if not (settings.runtime_dir / MANIFEST).is_file():
-        raise RuntimeMissing(
-            f"the wasmbox runtime is not built in {settings.runtime_dir}: run `wasmbox build` "
-            "(or `make build` in a checkout)"
-        )
-    app = create_app()
-    app.dependency_overrides[get_settings] = lambda: settings
-
-    @app.api_route("/client/{name}", methods=["GET", "HEAD"], include_in_schema=False)
-    def host_page(name: str, request: Request) -> Response:
-        path = safe_file(page_dir, name)
-        if path is None:
-            return not_found()
-        return file_response(
-            request, path, app_page_headers(settings.cross_origin_isolation, settings.js_dir)
-        )
-
-    return app
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Imports go one way: the backend and the Python client never import each other.
 
-Only the `wasmbox` command (wasm_runtime/cli.py) composes the two; the client finds its page
-server through the `wasmbox.page_app` entry point that the command's module provides.
+Only the `wasmbox` command (wasm_runtime/cli.py) and the client's page server
+(wasm_runtime/client_page.py) compose the two; the client finds that page server through the
+`wasmbox.page_app` entry point.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
 
 
 def test_the_client_finds_the_page_server_the_command_composes() -> None:
-    from wasm_runtime.cli import client_page_app
+    from wasm_runtime.client_page import client_page_app
     from wasmbox.server import installed_page_app
 
     assert installed_page_app() is client_page_app

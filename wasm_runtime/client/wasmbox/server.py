@@ -4,8 +4,8 @@ The browser loads the SDK and the runtime from here. A thread of its own keeps s
 files while the caller's event loop is busy or blocked.
 
 The app itself comes from whoever installed this package, through the `wasmbox.page_app` entry
-point (this project's is `wasm_runtime.cli:client_page_app`, the backend's static serving): the
-client never imports the backend, and the backend never imports the client.
+point (this project's is `wasm_runtime.client_page:client_page_app`, the backend's static
+serving): the client never imports the backend, and the backend never imports the client.
 """
 
 from __future__ import annotations
