@@ -22,7 +22,7 @@ SLOWEST := --durations=20
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
-.PHONY: help setup runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent bench-local-model llama clean
+.PHONY: help setup protocol runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent bench-local-model llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 setup: $(VENV)/.installed node_modules/.installed ## virtualenv + npm packages
+
+protocol: setup ## write the ExecutionResult JSON Schema the Python client reads, from protocol/schema.ts
+	node --import tsx -e 'import("./wasm_runtime/protocol/json-schema.ts").then((m) => require("node:fs").writeFileSync(m.RESULT_SCHEMA_FILE, m.resultSchemaText()))'
 
 runtime: setup ## build the offline Pyodide runtime into build/runtime
 	$(BIN)/wasmbox build

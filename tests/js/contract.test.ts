@@ -1,12 +1,12 @@
 // The contract between the kernel and the host: every golden result the real kernel produced
-// (tests/kernel/test_result_fixtures.py writes tests/fixtures/results/) passes the host's
+// (tests/kernel/test_result_fixtures.py writes tests/fixtures/kernel-results/) passes the host's
 // validator unchanged, so no field the kernel sends is refused or silently dropped.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { checkKernelResult } from "../../wasm_runtime/protocol/validate.ts";
 
-const dir = new URL("../fixtures/results/", import.meta.url);
+const dir = new URL("../fixtures/kernel-results/", import.meta.url);
 const names = readdirSync(dir).filter((name) => name.endsWith(".json"));
 
 test("there are golden results to check", () => {

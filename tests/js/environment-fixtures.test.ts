@@ -1,4 +1,4 @@
-// What `environment()` returns (tests/fixtures/environment/): the worker's part passes the
+// What `environment()` returns (tests/fixtures/sdk-environments/): the worker's part passes the
 // host's schema unchanged, and the host's additions are exactly mode, modeReason, storage,
 // snapshot and tools.
 // The Python client's pydantic model reads the same files (tests/client/test_results.py).
@@ -10,7 +10,7 @@ import { EnvironmentSchema } from "../../wasm_runtime/protocol/schema.js";
 import { BOOTED_FROM } from "../../wasm_runtime/protocol/types.js";
 import type { SandboxEnvironment } from "../../wasm_runtime/sdk/sandbox.js";
 
-const DIR = new URL("../fixtures/environment/", import.meta.url);
+const DIR = new URL("../fixtures/sdk-environments/", import.meta.url);
 const names = readdirSync(DIR).filter((n) => n.endsWith(".json"));
 
 test("the fixtures cover both modes a browser can give", () => {

@@ -1,4 +1,4 @@
-// The recorded results in tests/fixtures/execution-results/ are what the SDK returns: the TS parser
+// The recorded results in tests/fixtures/sdk-results/ are what the SDK returns: the TS parser
 // keeps every field of each but the host's own (and the Python client's pydantic model reads the
 // same files).
 import assert from "node:assert/strict";
@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseKernelResult } from "../../wasm_runtime/protocol/validate.js";
 
-const DIR = new URL("../fixtures/execution-results/", import.meta.url);
+const DIR = new URL("../fixtures/sdk-results/", import.meta.url);
 const names = readdirSync(DIR).filter((n) => n.endsWith(".json"));
 
 const fixtures = names.map((name) => JSON.parse(readFileSync(new URL(name, DIR), "utf8")) as Record<string, unknown>);

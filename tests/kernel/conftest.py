@@ -15,19 +15,22 @@ KERNEL_ROOT = Path(__file__).resolve().parents[2] / "wasm_runtime" / "kernel"
 if str(KERNEL_ROOT) not in sys.path:
     sys.path.insert(0, str(KERNEL_ROOT))
 
-from wasmbox_kernel import ExecutionResult, Kernel, KernelOptions  # noqa: E402
+from wasmbox_kernel import Kernel, KernelOptions, KernelResult  # noqa: E402
+from wasmbox_kernel.protocol_data import OUTCOMES  # noqa: E402
 
 PACKAGES = {"numpy": "2.0.2", "pandas": "2.2.3", "matplotlib": "3.8.4"}
 
 
-def run_cell(kernel: Kernel, code: str, **kwargs: Any) -> ExecutionResult:
+def run_cell(kernel: Kernel, code: str, **kwargs: Any) -> KernelResult:
     """Run one cell to completion (no pytest plugin for async needed).
 
     On a thread of its own: after the browser tests, Playwright's sync API leaves an event loop
     running on the main thread, where asyncio.run refuses to start.
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, kernel.run(code, run_id="test-run", **kwargs)).result()
+        result = pool.submit(asyncio.run, kernel.run(code, run_id="test-run", **kwargs)).result()
+    assert result["outcome"] in OUTCOMES  # the kernel's outcomes are the protocol's
+    return result
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Golden results: what the real kernel returns for one cell of each kind, kept as JSON under
-tests/fixtures/results/. tests/js/contract.test.ts feeds the same files through the host's
+tests/fixtures/kernel-results/. tests/js/contract.test.ts feeds the same files through the host's
 validator, so the kernel and the host's schema cannot drift apart unnoticed.
 
 `WASMBOX_UPDATE_FIXTURES=1 pytest tests/kernel/test_result_fixtures.py` rewrites them.
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "results"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kernel-results"
 
 CASES = [
     pytest.param("print('hello')", {}, id="print-success"),

@@ -1,7 +1,8 @@
-// The one definition of what the sandbox may send the host: valibot schemas, from which the
-// TypeScript types (types.ts) and the host's validator (validate.ts) both derive. The kernel's
-// `result.py` mirrors the result's shape, and tests/js/contract.test.ts checks real kernel
-// output (tests/fixtures/results/) against these schemas.
+// The one definition of what the sandbox may send the host, and of the result the SDK returns:
+// valibot schemas, from which the TypeScript types (types.ts), the host's validator (validate.ts)
+// and the JSON Schema the Python client checks against (execution-result.schema.json, made by
+// json-schema.ts) all derive. The kernel's `result.py` mirrors the kernel's result, and
+// tests/js/contract.test.ts checks real kernel output (tests/fixtures/kernel-results/) against it.
 // Parsing builds fresh objects: unknown fields are dropped, so nothing the sandbox adds gets
 // through, and every string and list has a cap.
 import * as v from "valibot";
@@ -31,15 +32,19 @@ export const DisplaySchema = v.object({ mime: text(256), data: text() });
 
 export const FileInfoSchema = v.object({ path: shortText, size: int, mime: text(256) });
 
+const NetworkAttemptOutput = v.object({ kind: shortText, target: shortText });
+
 /** An attempt the browser blocked; a bare string (older kernels) is taken as its target. */
 export const NetworkAttemptSchema = v.union([
   v.pipe(
     v.string(),
     v.transform((target) => ({ kind: "unknown", target: target.slice(0, 4096) })),
+    NetworkAttemptOutput,
   ),
   v.pipe(
     v.looseObject({ kind: v.optional(shortText), target: v.optional(shortText), url: v.optional(shortText) }),
     v.transform((o) => ({ kind: o.kind ?? "unknown", target: o.target ?? o.url ?? "" })),
+    NetworkAttemptOutput,
   ),
 ]);
 
@@ -89,6 +94,40 @@ export const KernelResultSchema = v.object({
   hint: v.optional(text(1000)),
 });
 
+/** A variable that could not be saved or restored, and why. */
+export const SkippedVariableSchema = v.object({ name: shortText, reason: shortText });
+
+/** The outcome of the SDK's `expect` check on a run's value. */
+export const ValidationSchema = v.object({ ok: v.boolean(), errors: list(text(1 << 16)) });
+
+/** What a restarted persisted sandbox loaded from its last save. */
+export const StateRestoredSchema = v.object({
+  /** When that save was taken (ms since the epoch). */
+  savedAt: finite,
+  restored: list(shortText),
+  notRestored: list(SkippedVariableSchema),
+  /** The worker was lost while idle, before this run (which then ran in the restored sandbox). */
+  whileIdle: v.optional(v.boolean()),
+  /** Why the worker was lost, when it was lost while idle. */
+  reason: v.optional(text(1 << 16)),
+});
+
+/**
+ * What `Sandbox.execute` returns: DESIGN.md's `ExecutionResult`, the kernel's result plus what the
+ * host adds. The host builds it (nothing parses it from the sandbox); the Python client's model is
+ * checked against its JSON Schema.
+ */
+export const ExecutionResultSchema = v.object({
+  ...KernelResultSchema.entries,
+  durationMs: finite,
+  /** True when the worker had to be killed and replaced. */
+  stateLost: v.boolean(),
+  /** Only when `expect` was given. */
+  validation: v.optional(ValidationSchema),
+  /** A persisted sandbox that lost its worker got its last save's variables back (this run's changes are gone). */
+  stateRestored: v.optional(StateRestoredSchema),
+});
+
 export const EnvironmentSchema = v.object({
   python: shortText,
   packages: v.record(v.string(), shortText),
@@ -109,9 +148,6 @@ const bytes = (max: number) =>
     v.custom<Uint8Array>((data) => data instanceof Uint8Array, "not a Uint8Array"),
     v.check((data) => data.byteLength <= max, `over the ${max}-byte cap`),
   );
-
-/** A variable that could not be saved or restored, and why. */
-export const SkippedVariableSchema = v.object({ name: shortText, reason: shortText });
 
 /** A session's pickled variables, the ones that could not be pickled, and the runtime packages they need. */
 export const SavedStateSchema = v.object({

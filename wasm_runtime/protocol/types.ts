@@ -72,31 +72,12 @@ export type HostCall = Extract<WorkerMessage, { type: "host-call" }>;
 /** Everything the worker posts but its requests: replies and events. */
 export type WorkerReply = Exclude<WorkerMessage, RuntimeFileRequest | HostCall>;
 
-export interface Validation {
-  ok: boolean;
-  errors: string[];
-}
-
-/** The SDK's result: DESIGN.md's `ExecutionResult` (`validation` only when `expect` was given). */
-export interface ExecutionResult extends KernelResult {
-  durationMs: number;
-  stateLost: boolean;
-  validation?: Validation;
-  /** A persisted sandbox that lost its worker got its last save's variables back (this run's changes are gone). */
-  stateRestored?: StateRestored;
-}
-
+/** The outcome of the SDK's `expect` check on a run's value. */
+export type Validation = v.InferOutput<typeof schema.ValidationSchema>;
+/** The SDK's result: DESIGN.md's `ExecutionResult`, the kernel's result plus what the host adds. */
+export type ExecutionResult = v.InferOutput<typeof schema.ExecutionResultSchema>;
 /** What a restarted persisted sandbox loaded from its last save. */
-export interface StateRestored {
-  /** When that save was taken (ms since the epoch). */
-  savedAt: number;
-  restored: string[];
-  notRestored: SkippedVariable[];
-  /** The worker was lost while idle, before this run (which then ran in the restored sandbox). */
-  whileIdle?: boolean;
-  /** Why the worker was lost, when it was lost while idle. */
-  reason?: string;
-}
+export type StateRestored = v.InferOutput<typeof schema.StateRestoredSchema>;
 
 export type PolicyRules = { allowModules?: string[]; denyModules?: string[]; maxCodeBytes?: number };
 export type Policy = "default" | "off" | PolicyRules;

@@ -1,25 +1,43 @@
-"""`ExecutionResult` and its parts as pydantic models, mirroring wasm_runtime/protocol/types.ts.
+"""`ExecutionResult` and its parts as pydantic models of the SDK's result.
 
-Fields are snake_case in Python and camelCase on the wire, as the SDK returns them. Unknown fields
-are refused, so a field added on one side only fails the shared fixtures' tests
-(tests/fixtures/execution-results/) instead of vanishing silently.
+The SDK's result is defined once, by the valibot schema in wasm_runtime/protocol/schema.ts; its JSON
+Schema (protocol/execution-result.schema.json, made by `make protocol`) is what these models are
+checked against (tests/client/test_results.py: the same fields, the same required ones) and where
+the outcomes are read from. Fields are snake_case in Python and camelCase on the wire, as the SDK
+returns them. Unknown fields are refused, so a field added on one side only fails the shared
+fixtures' tests (tests/fixtures/sdk-results/) instead of vanishing silently.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from importlib import resources
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-Outcome = Literal[
-    "OUTCOME_OK",
-    "OUTCOME_FAILED",
-    "OUTCOME_DEADLINE_EXCEEDED",
-    "OUTCOME_MEMORY_EXCEEDED",
-    "OUTCOME_POLICY_VIOLATION",
-    "OUTCOME_CANCELLED",
-]
+
+def result_json_schema() -> dict[str, Any]:
+    """The SDK's ExecutionResult as JSON Schema (wasm_runtime/protocol/)."""
+    text = resources.files("wasm_runtime").joinpath("protocol", RESULT_SCHEMA).read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+RESULT_SCHEMA = "execution-result.schema.json"
+OUTCOMES: tuple[str, ...] = tuple(result_json_schema()["properties"]["outcome"]["enum"])
+"""Every outcome a run can end with, in the protocol's order (`OUTCOME_OK` first)."""
+
+
+def known_outcome(outcome: str) -> str:
+    if outcome not in OUTCOMES:
+        raise ValueError(f"not an outcome: {outcome!r} (one of {', '.join(OUTCOMES)})")
+    return outcome
+
+
+Outcome = Annotated[str, AfterValidator(known_outcome)]
+"""One of OUTCOMES."""
 
 
 class WireModel(BaseModel):
@@ -97,6 +115,10 @@ class StateRestored(WireModel):
     saved_at: float
     restored: list[str]
     not_restored: list[SkippedVariable]
+    while_idle: bool | None = None
+    """The worker was lost while idle, before this run (which then ran in the restored sandbox)."""
+    reason: str | None = None
+    """Why the worker was lost, when it was lost while idle."""
 
 
 class ExecutionResult(WireModel):
@@ -151,7 +173,7 @@ class Environment(WireModel):
     """`sb.environment()`: the kernel's description, the worker's latest loader lines, how a
     stopped run ends (SDK `mode.ts`), the page's storage, and the snapshot the worker started
     from ("packages": numpy and pandas came imported). Read against the shared fixtures in
-    tests/fixtures/environment/, which the TS schema is checked on too."""
+    tests/fixtures/sdk-environments/, which the TS schema is checked on too."""
 
     python: str
     packages: dict[str, str]

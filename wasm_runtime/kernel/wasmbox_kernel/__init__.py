@@ -11,7 +11,7 @@ The JavaScript worker creates one kernel per worker and calls it like this::
 `Kernel(options: KernelOptions | None = None)`
     One namespace (`__name__ == "__main__"`, with `display`) kept across runs.
 `await Kernel.run(code: str, *, run_id: str, on_stream: Callable[[str, str], None] | None = None)`
-    -> `ExecutionResult` (a plain, JSON-safe dict; see `result.py`), with the keys `outcome`,
+    -> `KernelResult` (a plain, JSON-safe dict; see `result.py`), with the keys `outcome`,
     `stdout`, `stderr`, `truncated`, `value`, `displays`, `files`, `error`, `audit`, `policy`.
     `on_stream("stdout" | "stderr", text)` receives output in batches while the cell runs.
     `Kernel.start` (same arguments) gives the result at once, or a task giving it when the cell
@@ -40,13 +40,13 @@ from .interpreter import prepare_interpreter
 from .kernel import Kernel
 from .options import KernelOptions
 from .policy import PolicyViolation
-from .result import ExecutionResult
+from .result import KernelResult
 from .workspace import describe_workspace
 
 __all__ = [
-    "ExecutionResult",
     "Kernel",
     "KernelOptions",
+    "KernelResult",
     "PolicyViolation",
     "describe_workspace",
     "prepare_interpreter",

@@ -1,4 +1,4 @@
-"""`Kernel`: runs cells in one persistent namespace and reports each run as an ExecutionResult."""
+"""`Kernel`: runs cells in one persistent namespace and reports each run as a KernelResult."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ from .result import (
     Audit,
     Display,
     ErrorInfo,
-    ExecutionResult,
     FileInfo,
+    KernelResult,
     MimeBundle,
     Outcome,
     PolicyInfo,
@@ -142,7 +142,7 @@ class Kernel:
         on_cell: CellCallback | None = None,
         load_failures: Sequence[str] = (),
         host: HostBridge | None = None,
-    ) -> ExecutionResult:
+    ) -> KernelResult:
         """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
         started = self.start(
             code,
@@ -163,7 +163,7 @@ class Kernel:
         on_cell: CellCallback | None = None,
         load_failures: Sequence[str] = (),
         host: HostBridge | None = None,
-    ) -> ExecutionResult | asyncio.Future[ExecutionResult]:
+    ) -> KernelResult | asyncio.Future[KernelResult]:
         """Run one cell: its result at once, or a task giving it for a cell with top-level `await`.
 
         A cell that cannot wait runs to its end in this call, so it costs no turn of the event loop
@@ -216,7 +216,7 @@ class Kernel:
         load_failures: Sequence[str] = (),
         assigned: Sequence[tuple[tuple[str, ...], str]] = (),
         host: RunHost | None = None,
-    ) -> ExecutionResult:
+    ) -> KernelResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
         files_before = self._files if self._files is not None else scan(self._options.cwd)
@@ -328,7 +328,7 @@ class Kernel:
         )
 
 
-def _shows_nothing(result: ExecutionResult) -> bool:
+def _shows_nothing(result: KernelResult) -> bool:
     """An OK run with no output, value, image or file: the model saw nothing of what it did."""
     return (
         result["outcome"] == "OUTCOME_OK"
@@ -371,8 +371,8 @@ def _result(
     files: list[FileInfo] | None = None,
     error: ErrorInfo | None = None,
     policy: PolicyInfo | None = None,
-) -> ExecutionResult:
-    return ExecutionResult(
+) -> KernelResult:
+    return KernelResult(
         outcome=outcome,
         stdout=out.getvalue(),
         stderr=err.getvalue(),
@@ -394,7 +394,7 @@ def _refused(
     audit: Audit,
     failure: BaseException | None = None,
     files: list[FileInfo] | None = None,
-) -> ExecutionResult:
+) -> KernelResult:
     """A POLICY_VIOLATION result; `failure` is the PolicyViolation raised in the run, if any,
     and `files` those the run wrote before it was refused."""
     if isinstance(failure, PolicyViolation) and failure.violation is violation:
@@ -424,13 +424,13 @@ def _violation_traceback(violation: Violation, filename: str) -> str:
 
 
 def _to_the_end(
-    execution: Coroutine[object, object, ExecutionResult], context: contextvars.Context
-) -> ExecutionResult:
+    execution: Coroutine[object, object, KernelResult], context: contextvars.Context
+) -> KernelResult:
     """Drive a run that never waits to its end, in `context` as a task would run it."""
     try:
         context.run(execution.send, None)
     except StopIteration as done:
-        result: ExecutionResult = done.value
+        result: KernelResult = done.value
         return result
     execution.close()
     raise RuntimeError("a cell without top-level await waited")

@@ -1,4 +1,4 @@
-"""The tables the kernel shares with the host: `LIMITS` and the extension-to-MIME table.
+"""What the kernel shares with the host: `LIMITS`, the extension-to-MIME table, the outcomes.
 
 They live once, in `wasm_runtime/protocol/*.json`. The builder copies them into the kernel's
 wheel (`wasmbox_kernel/protocol/`); the CPython tests read them from the source tree.
@@ -24,6 +24,10 @@ def _table(name: str) -> dict[str, Any]:
 
 LIMITS: dict[str, int] = _table("limits.json")
 MIME_BY_EXTENSION: dict[str, str] = _table("mime.json")
+# The outcomes, as the SDK's result schema lists them (made from protocol/schema.ts).
+OUTCOMES: tuple[str, ...] = tuple(
+    _table("execution-result.schema.json")["properties"]["outcome"]["enum"]
+)
 
 
 def guess_mime(path: str) -> str:

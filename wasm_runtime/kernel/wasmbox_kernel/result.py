@@ -1,21 +1,17 @@
-"""What `Kernel.run` returns: a JSON-safe dict mirroring the TypeScript ExecutionResult.
+"""What `Kernel.run` returns: a JSON-safe dict, the `KernelResult` of protocol/schema.ts.
 
-`durationMs` and `stateLost` are added by the host (the worker / SDK), and
-`audit.peakMemoryBytes` is filled in by the worker (it sees the wasm heap); the kernel leaves it
-`None`.
+The SDK's `ExecutionResult` extends it: `durationMs`, `stateLost` and the rest are added by the
+host, and `audit.peakMemoryBytes` is filled in by the worker (it sees the wasm heap); the kernel
+leaves it `None`.
 """
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
-Outcome = Literal[
-    "OUTCOME_OK",
-    "OUTCOME_FAILED",
-    "OUTCOME_MEMORY_EXCEEDED",
-    "OUTCOME_POLICY_VIOLATION",
-    "OUTCOME_CANCELLED",
-]
+Outcome = str
+"""One of the protocol's outcomes (`protocol_data.OUTCOMES`), all but OUTCOME_DEADLINE_EXCEEDED,
+which only the host gives."""
 
 MimeBundle = dict[str, str]
 """MIME type to data; binary data (PNG) is base64 text."""
@@ -60,7 +56,7 @@ class PolicyInfo(TypedDict):
     message: str
 
 
-class ExecutionResult(TypedDict):
+class KernelResult(TypedDict):
     outcome: Outcome
     stdout: str
     stderr: str
