@@ -50,8 +50,8 @@ class ExportOptions:
     base_path: str | None = None
     # Precache every package wheel, not only the boot files (the rest are cached when first used).
     precache_all: bool = False
-    # Ship the package snapshot's three files (125 MB that static hosts rarely compress); without
-    # them a resumed numpy/pandas session loads those packages as a runtime without one does.
+    # Ship the package snapshot's three files (large, and static hosts rarely compress them);
+    # without them a resumed numpy/pandas session loads those packages as it would with no snapshot.
     package_snapshot: bool = False
     js_dir: Path = JS_DIR
     runtime_dir: Path = RUNTIME_DIR

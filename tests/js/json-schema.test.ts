@@ -41,6 +41,7 @@ for (const name of names) {
 
 test("a result without a field the host adds is not an ExecutionResult", () => {
   const fixture = JSON.parse(readFileSync(new URL(names[0] ?? "", DIR), "utf8")) as Record<string, unknown>;
-  const { stateLost: _dropped, ...withoutStateLost } = fixture;
-  assert.equal(v.safeParse(ExecutionResultSchema, withoutStateLost).success, false);
+  assert.equal(v.safeParse(ExecutionResultSchema, fixture).success, true);
+  delete fixture.stateLost;
+  assert.equal(v.safeParse(ExecutionResultSchema, fixture).success, false);
 });

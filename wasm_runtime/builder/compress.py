@@ -14,10 +14,10 @@ from pathlib import Path
 import brotli
 
 COMPRESSIBLE = {".js", ".mjs", ".json", ".wasm", ".html", ".css", ".map", ".ts", ".txt", ".bin"}
-# Brotli 11 costs about 3 s per MB here; past this size quality 9 is nearly as small, far faster.
+# Brotli 11 is slow on large files; past this size quality 9 is nearly as small, far faster.
 BROTLI_MAX_QUALITY_BYTES = 16_000_000
-# Past this size (the 75 MB package snapshot) brotli 5 and gzip 6: brotli 9 took 65 s for 5% less
-# than brotli 5's 10 s, gzip 9 35 s for 1% less than gzip 6's 25 s.
+# Past this size (the package snapshot) brotli 5 and gzip 6: the higher levels took several times
+# as long for a few percent less (the figures are in CHANGELOG.md).
 FAST_BYTES = 48_000_000
 ENCODINGS = {".br": "br", ".gz": "gzip"}
 

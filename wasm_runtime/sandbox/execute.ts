@@ -38,7 +38,7 @@ export async function runCell(
   beginAudit(); // the browser, not Python, blocks the network: its refusals are listed
   const peakMemory = watchMemory(pyodide);
   memoryBudget?.beginRun();
-  // Finding imports parses the cell in Python (half a millisecond): not worth it without one.
+  // Finding imports parses the cell in Python, a cost not worth paying without one.
   // Why a package could not be loaded: the import that then fails in the cell says it.
   const loadFailures: string[] = [];
   if (MAY_IMPORT.test(request.code)) {

@@ -145,7 +145,7 @@ interface MemfsNode {
 
 /**
  * A directory's node, to place many files in it with `placeFile`: FS.writeFile's open, write and
- * close, each walking the path again, took ~6 times as long for the 1,900 files of a package boot.
+ * close, each walking the path again, took several times as long for the files of a package boot.
  */
 export const directoryNode = (FS: PyodideInterface["FS"], path: string): MemfsNode =>
   (FS.lookupPath(path) as unknown as { node: MemfsNode }).node;

@@ -1,5 +1,5 @@
 // Pyodide compiles its wasm only once the start-up snapshot has arrived (it needs the snapshot's
-// size first), so the 10 MB compile and the 25 MB snapshot's delivery ran one after the other.
+// size first), so the wasm's compile and the snapshot's delivery ran one after the other.
 // Instead the wasm is compiled as soon as its bytes arrive, and Pyodide's instantiateStreaming
 // of that same response gets the compiled module.
 import { bootStep } from "./boot-steps.js";

@@ -36,7 +36,7 @@ export function frameDocument(): string {
 
 // Pyodide's loader ends with `try{Object.assign(exports,loadPyodide)}catch(_){}`. In a worker
 // `exports` is undefined, and when DevTools or an automation client is attached, the thrown
-// ReferenceError's stack trace makes V8 re-parse the whole 1.3 MB script during the start. A
+// ReferenceError's stack trace makes V8 re-parse the whole loader script during the start. A
 // script-level binding (not a property of the worker's global) lets that line do nothing.
 const LOADER_EXPORTS = "let exports = {};\n";
 

@@ -14,6 +14,7 @@ export {
 export type { ModeReport, SandboxMode } from "./mode.js";
 export type { InputHandler, ToolDefinition, ToolInfo, Tools } from "./tools.js";
 export { SandboxError, type SandboxErrorType } from "./errors.js";
+export { LIMITS } from "../protocol/limits.js";
 export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
 export type {
   Environment,

@@ -19,8 +19,8 @@ const savingData = (): boolean =>
 /**
  * A session saved with these packages will start its next worker from the package snapshot,
  * usually on a later visit (a reload, the next day), when the page has never read its files:
- * keep them in the page's store now, in the background, so that start reads 125 MB from the
- * store instead of the network (25 MB of brotli). Once per page; a failure is retried later.
+ * keep them in the page's store now, in the background, so that start reads them from the store
+ * instead of the network. Once per page; a failure is retried later.
  */
 export async function keepStartSnapshotFor(packages: readonly string[]): Promise<void> {
   if (keeping || savingData() || (await startSnapshotFor(packages)) !== "packages" || keeping) return;

@@ -16,8 +16,8 @@ export const INTERRUPT_GRACE_MS = 2_000;
 /**
  * The part of the grace kept for a page too busy to fire its timer on time, for removing the
  * frame and for building the result, so that a run which ignores the interrupt (a long C call)
- * settles inside its limit plus the grace. With 0.5 s it ended up to 0.67 s late at a load
- * average of 23 on 2 cores; an interrupted run that obeys answers in well under the 1 s left.
+ * settles inside its limit plus the grace. Half of it was too little on a heavily loaded machine
+ * (CHANGELOG.md); an interrupted run that obeys answers well within what is left.
  */
 const SETTLE_MARGIN_MS = 1_000;
 /** The longest wait, once a run is asked to stop, for its packages to finish loading. */

@@ -67,7 +67,7 @@ class Kernel:
         self._main.__dict__["display"] = display
         self._runs = 0
         # The working directory as the last run left it: the next run's "before", unless the host
-        # wrote there since (`forget_files`). Saves a scan per run (a second with 10,000 files).
+        # wrote there since (`forget_files`). Saves a scan per run, long with many files.
         # A task a run left running that writes later shows in the next run's files.
         self._files: Snapshot | None = None
         os.makedirs(self._options.cwd, exist_ok=True)
@@ -167,7 +167,7 @@ class Kernel:
         """Run one cell: its result at once, or a task giving it for a cell with top-level `await`.
 
         A cell that cannot wait runs to its end in this call, so it costs no turn of the event loop
-        (a task, then its future's callback: about a millisecond a run in the worker).
+        (a task, then its future's callback: a share of a short run's round trip worth saving).
         `on_cell(True)` is called just before the cell's code runs and `on_cell(False)` just
         after: the worker arms its interrupt only in between, so an interrupt cannot land in
         other Python (a package loading in the background) before or after the cell.

@@ -1,6 +1,8 @@
 // Files between the user and the sandbox: uploads with safe names, downloads as opaque bytes.
+import { LIMITS } from "wasmbox";
 
-export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** The SDK's per-request file cap: a larger upload would be refused by `writeFile` anyway. */
+export const MAX_UPLOAD_BYTES = LIMITS.maxFileBytes;
 
 /** A name the sandbox accepts: the base name, printable, no separators or leading dots. */
 export function safeFileName(name: string): string {
