@@ -1,5 +1,6 @@
 // The package snapshot: the base snapshot's state (warm_boot.mjs) plus packages loaded and
-// imported, and the link record a worker needs to restore it (sandbox/side-modules.ts).
+// imported, and the link record a worker needs to restore it (its schema: protocol/package-record.ts;
+// the worker's side: sandbox/side-modules.ts).
 // A memory snapshot holds the wasm heap only. The packages' side modules (their .so files) are
 // separate WebAssembly instances, and their files live in the JS file system: the record says
 // where each module was placed (memory and table bases, in load order), and the files the install

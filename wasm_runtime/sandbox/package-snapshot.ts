@@ -6,7 +6,7 @@
 // back to the file system, which no memory snapshot holds.
 import type { PyodideInterface } from "pyodide";
 import { bootStep } from "./boot-steps.js";
-import { parsePackageRecord, type PackageRecord } from "./package-record.js";
+import { parsePackageRecord, type PackageRecord } from "../protocol/package-record.js";
 import { directoryNode, linkerModule, placeFile, withModuleHook } from "./pyodide-private.js";
 import type { RuntimeFileBytes } from "./runtime-fetch.js";
 import { linkSideModules } from "./side-modules.js";

@@ -6,7 +6,7 @@
 // then the heap is written again, since the modules' start-up wrote into their data.
 // Any difference throws: the caller boots without the package snapshot.
 import { gotDigest } from "../protocol/got-digest.mjs";
-import type { PackageRecord } from "./package-record.js";
+import type { PackageRecord } from "../protocol/package-record.js";
 import type { LinkerModule, LinkFlags } from "./pyodide-private.js";
 
 /** Bytes of the scratch struct dso a handle points at, and where its "placed" flag and bases are. */
