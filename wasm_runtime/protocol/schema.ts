@@ -119,6 +119,8 @@ export const StateRestoredSchema = v.object({
  */
 export const ExecutionResultSchema = v.object({
   ...KernelResultSchema.entries,
+  /** The kernel's audit, with the host's own record of the run's tool calls. */
+  audit: v.object({ ...AuditSchema.entries, toolCalls: v.optional(list(ToolCallRecordSchema)) }),
   durationMs: finite,
   /** True when the worker had to be killed and replaced. */
   stateLost: v.boolean(),
