@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.realmodel, pytest.mark.timeout(2400)]
 
-CLI = "import sys; from backend.cli import main; sys.exit(main())"
+CLI = "import sys; from wasm_runtime.cli import main; sys.exit(main())"
 
 
 def test_ask_ends_its_turn_and_runs_what_the_model_calls(

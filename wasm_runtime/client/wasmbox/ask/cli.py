@@ -43,9 +43,7 @@ def parser() -> argparse.ArgumentParser:
     return ask
 
 
-async def ask(
-    args: argparse.Namespace, console: Console, default_model: Callable[[], str]
-) -> int:
+async def ask(args: argparse.Namespace, console: Console, default_model: Callable[[], str]) -> int:
     saved = Saved(args.out, console)
     shown = (JsonParts if args.json else Terminal)(console, saved)
     async with await Sandbox.create(timeout=args.timeout) as sandbox:
