@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from backend.cli import main
 from backend.site_export import ExportError, ExportOptions, export_site
 from tests.backend.static_tree import write as write_file
 from tests.backend.test_site_export import built  # noqa: F401  (the fixture)
+from wasm_runtime.cli import main
 
 
 def write(path: Path, data: bytes) -> Path:
