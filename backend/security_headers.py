@@ -10,6 +10,8 @@ Why each exists:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 NOSNIFF = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 CROSS_ORIGIN_ISOLATION = {
@@ -19,10 +21,15 @@ CROSS_ORIGIN_ISOLATION = {
 
 
 def app_page_csp(
-    frame_script_sha256: str | None, *, in_meta: bool = False, allow_eval: bool = False
+    frame_script_sha256: str | None,
+    *,
+    in_meta: bool = False,
+    allow_eval: bool = False,
+    chart_script_sha256s: Sequence[str] = (),
 ) -> str:
     """The app pages' CSP. The SDK's sandbox frame is a srcdoc document, which inherits this policy
-    on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here.
+    on top of its own, so its inline script's hash (build/js/sandbox/frame.js) is allowed here;
+    so are the chart frames' (build/js/charts/charts.json, web/src/ui/chart-view.ts).
 
     `in_meta`: the exported app's `<meta>` copy. A meta policy cannot hold `frame-ancestors`; the
     export's `<base href>` is same-origin; and `connect-src` allows any http(s) origin because the
@@ -33,6 +40,7 @@ def app_page_csp(
     sandbox frame inherits it but keeps its own policy, which refuses eval: its worker still can't.
     """
     frame_script = f" 'sha256-{frame_script_sha256}'" if frame_script_sha256 else ""
+    frame_script += "".join(f" 'sha256-{digest}'" for digest in chart_script_sha256s)
     eval_source = " 'unsafe-eval'" if allow_eval else ""
     directives = [
         "default-src 'self'",

@@ -26,7 +26,7 @@ from backend.offline import (
 )
 from backend.security_headers import app_page_csp
 from backend.site_model import DESCRIPTION, MODELS_DIR, ModelShipError, check_model, ship_model
-from backend.static import frame_script_sha256
+from backend.static import chart_script_sha256s, frame_script_sha256
 from wasm_runtime.paths import JS_DIR, REPO_ROOT, RUNTIME_DIR
 
 MARKER = ".wasmbox-export"
@@ -139,6 +139,7 @@ def source_folders(options: ExportOptions) -> list[tuple[Path, str]]:
         (options.js_dir / "sdk", "sdk"),
         (options.js_dir / "sandbox", "sandbox"),
         (options.js_dir / "pyscript", "pyscript"),
+        (options.js_dir / "charts", "charts"),
         (options.runtime_dir, "runtime"),
         (options.web_dir / "examples", "examples"),
     ]
@@ -204,7 +205,7 @@ def write_app_policy(page: Path, js_dir: Path) -> None:
     frame_hash = frame_script_sha256(js_dir)
     if frame_hash is None:
         raise ExportError(f"{js_dir / 'sandbox' / 'frame.js'} is missing: run `make build` first")
-    csp = app_page_csp(frame_hash, in_meta=True)
+    csp = app_page_csp(frame_hash, in_meta=True, chart_script_sha256s=chart_script_sha256s(js_dir))
     html = page.read_text(encoding="utf-8")
     tag = f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
     page.write_text(html.replace(BASE_TAG_AFTER, f"{BASE_TAG_AFTER}\n  {tag}", 1), encoding="utf-8")

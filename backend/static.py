@@ -40,6 +40,8 @@ MIME_TYPES = {
 PRECOMPRESSED = (("br", ".br"), ("gzip", ".gz"))
 # A version in the file name (numpy-2.0.2-…whl, openblas-0.3.26.zip) makes the URL immutable.
 VERSIONED_NAME = re.compile(r"-\d+(\.\d+)+[^/]*\.(whl|zip|tar)$")
+# The chart bundles' names carry their content's hash (scripts/build-web.mjs).
+CONTENT_NAMED = re.compile(r"-[0-9a-f]{12}\.js$")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 
@@ -134,6 +136,22 @@ def frame_script_sha256(js_dir: Path) -> str | None:
     return file_sha256(path, stat.st_mtime_ns, stat.st_size)
 
 
+def chart_script_sha256s(js_dir: Path) -> tuple[str, ...]:
+    """The CSP hashes of the chart frames' inline scripts (build/js/charts/charts.json)."""
+    path = js_dir / "charts" / "charts.json"
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    return _chart_hashes(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _chart_hashes(path: Path, mtime_ns: int, size: int) -> tuple[str, ...]:
+    bundles = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(str(bundle["sha256"]) for _, bundle in sorted(bundles.items()))
+
+
 @lru_cache(maxsize=8)
 def file_sha256(path: Path, mtime_ns: int, size: int) -> str:
     """Base64 sha256 of a file; the mtime and size in the key make a rebuilt file hash anew."""
@@ -143,7 +161,11 @@ def file_sha256(path: Path, mtime_ns: int, size: int) -> str:
 def app_page_headers(
     isolated: bool, js_dir: Path = JS_DIR, allow_eval: bool = False
 ) -> dict[str, str]:
-    csp = app_page_csp(frame_script_sha256(js_dir), allow_eval=allow_eval)
+    csp = app_page_csp(
+        frame_script_sha256(js_dir),
+        allow_eval=allow_eval,
+        chart_script_sha256s=chart_script_sha256s(js_dir),
+    )
     headers = {"Content-Security-Policy": csp, "Cache-Control": REVALIDATE}
     return {**headers, **CROSS_ORIGIN_ISOLATION} if isolated else headers
 
@@ -183,6 +205,17 @@ def sdk_file(rel_path: str, request: Request, settings: SettingsDep) -> Response
         return not_found()
     headers = {**RUNTIME_CORS, "Cache-Control": REVALIDATE}
     return file_response(request, path, headers)
+
+
+@router.api_route("/charts/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+def chart_file(rel_path: str, request: Request, settings: SettingsDep) -> Response:
+    """The chart libraries, fetched by a page (or an embed on another site) when a chart appears;
+    named by their content, so immutable."""
+    path = safe_file(settings.js_dir / "charts", rel_path)
+    if path is None:
+        return not_found()
+    cache = IMMUTABLE if CONTENT_NAMED.search(path.name) else REVALIDATE
+    return file_response(request, path, {**RUNTIME_CORS, "Cache-Control": cache})
 
 
 @router.api_route("/app/{rel_path:path}", methods=["GET", "HEAD"], include_in_schema=False)

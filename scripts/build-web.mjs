@@ -3,8 +3,10 @@
 // the public SDK. Relative, so they work at a host's root or under a sub-path (`wasmbox export`
 // puts the embed at DIR/embed.js, next to DIR/sdk/; `wasmbox serve` at /embed.js).
 import { build } from "esbuild";
-import { cp, readdir, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -26,19 +28,59 @@ const common = {
   logLevel: "warning",
 };
 
-await Promise.all(["app", "embed", "sw", "pyscript"].map((d) => rm(join(out, d), { recursive: true, force: true })));
+await Promise.all(
+  ["app", "embed", "sw", "pyscript", "charts"].map((d) => rm(join(out, d), { recursive: true, force: true })),
+);
+
+// The chart frames' scripts (web/src/charts/), loaded only when a chart appears and inlined into
+// the frame's document by hash (web/src/ui/chart-view.ts). Named by content, so caches keep them
+// for good; charts.json lists them for the server's and the export's page policy.
+async function chartBundle(name) {
+  const made = await build({
+    ...common,
+    sourcemap: false, // inlined into a srcdoc, where a map's relative URL means nothing
+    format: "iife",
+    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    entryPoints: [join(root, "web", "src", "charts", `${name}-frame.ts`)],
+    write: false,
+  });
+  const text = made.outputFiles[0].text.trim();
+  if (/<\/script|<!--/i.test(text)) throw new Error(`the ${name} chart bundle cannot be inlined`);
+  const digest = createHash("sha256").update(text, "utf8");
+  const sha256 = digest.copy().digest("base64");
+  const file = `${name}-${digest.digest("hex").slice(0, 12)}.js`;
+  // Served pre-compressed by `wasmbox serve` (backend/static.py), as the runtime's files are.
+  const bytes = Buffer.from(text, "utf8");
+  const brotli = { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } };
+  await Promise.all([
+    writeFile(join(out, "charts", file), bytes),
+    writeFile(join(out, "charts", `${file}.br`), brotliCompressSync(bytes, brotli)),
+    writeFile(join(out, "charts", `${file}.gz`), gzipSync(bytes, { level: 9 })),
+  ]);
+  return [name, { file, sha256, bytes: Buffer.byteLength(text) }];
+}
+await mkdir(join(out, "charts"), { recursive: true });
+const charts = Object.fromEntries(await Promise.all(["plotly", "vega"].map(chartBundle)));
+await writeFile(join(out, "charts", "charts.json"), JSON.stringify(charts, null, 1) + "\n");
+const chartsAt = (base) => ({
+  __WASMBOX_CHARTS__: JSON.stringify(charts),
+  __WASMBOX_CHARTS_BASE__: JSON.stringify(base),
+});
+
 await Promise.all([
   build({
     ...common,
     entryPoints: [join(root, "web", "src", "main.ts")],
     outfile: join(out, "app", "app.js"),
     plugins: [sdkAt("../sdk/wasmbox.js")],
+    define: chartsAt("../charts/"),
   }),
   build({
     ...common,
     entryPoints: [join(root, "web", "src", "embed", "embed.ts")],
     outfile: join(out, "embed", "embed.js"),
     plugins: [sdkAt("./sdk/wasmbox.js")],
+    define: chartsAt("./charts/"),
   }),
   // backend/offline.py writes the precache list and cache name into its placeholders.
   build({

@@ -25,6 +25,7 @@ from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock,
 from wasm_runtime.builder.manifest import MANIFEST, write_manifest
 from wasm_runtime.builder.package_snapshot import build_package_snapshot, read_record
 from wasm_runtime.builder.snapshot import SNAPSHOT_FILE, build_snapshot
+from wasm_runtime.builder.source_wheels import fetch_source_wheels, read_source_pins
 from wasm_runtime.builder.sources import (
     DirSource,
     MirrorWheelSource,
@@ -74,6 +75,11 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     with console.status("Pure-Python extras from PyPI"):
         extra_pins = read_pins(options.extras_text)
         extra_wheels, downloaded = fetch_extras(options.cache_dir / "extras", extra_pins)
+        source_pins = read_source_pins()
+        source_wheels, from_source = fetch_source_wheels(options.cache_dir / "extras", source_pins)
+        extra_pins += source_pins
+        extra_wheels += source_wheels
+        downloaded += from_source
 
     wanted = [*pins.DEFAULT_PACKAGES, *options.packages]
     official = official_packages(lock, wanted, replaced={pin.name for pin in extra_pins})

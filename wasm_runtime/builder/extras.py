@@ -30,9 +30,9 @@ class ExtraPin:
         return f"{self.name}=={self.version} --hash=sha256:{self.sha256}"
 
 
-def read_pins(text: str | None = None) -> list[ExtraPin]:
+def read_pins(text: str | None = None, file_name: str = "extras.txt") -> list[ExtraPin]:
     if text is None:
-        text = resources.files("wasm_runtime.builder").joinpath("extras.txt").read_text()
+        text = resources.files("wasm_runtime.builder").joinpath(file_name).read_text()
     pins = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -41,7 +41,7 @@ def read_pins(text: str | None = None) -> list[ExtraPin]:
         match = PIN.match(line)
         if match is None:
             raise BuildError(
-                f"extras.txt line {number} is not `name==version --hash=sha256:HEX`: {line}"
+                f"{file_name} line {number} is not `name==version --hash=sha256:HEX`: {line}"
             )
         pins.append(ExtraPin(canonicalize_name(match["name"]), match["version"], match["sha"]))
     return pins

@@ -11,6 +11,7 @@
 //   maxToolCallsPerRun        the most host calls (tools and input()) one run may make
 //   maxPendingToolCalls       the most host calls of one run waiting for their answer at once
 //   maxTools                  the most tools a sandbox or a run may be given
+//   maxChartBytes             the largest chart spec (plotly / Vega-Lite JSON) shown as a chart
 import table from "./limits.json";
 
 export const LIMITS: Readonly<typeof table> = table;

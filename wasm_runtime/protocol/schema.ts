@@ -26,9 +26,33 @@ export const ErrorInfoSchema = v.object({
   hint: v.optional(text(1000)),
 });
 
-export const MimeBundleSchema = v.record(text(256), text());
+/** Interactive charts' MIME types (Jupyter's); `data` is the spec as JSON text, like application/json. */
+export const CHART_MIMES: readonly string[] = ["application/vnd.plotly.v1+json", "application/vnd.vegalite.v5+json"];
 
-export const DisplaySchema = v.object({ mime: text(256), data: text() });
+/** A chart spec over `maxChartBytes` is not passed on to a renderer: a note says why instead. */
+const tooLarge = (mime: string, data: string): boolean =>
+  CHART_MIMES.includes(mime) && data.length > LIMITS.maxChartBytes;
+const tooLargeNote = (mime: string, data: string): string =>
+  `chart not shown: its ${mime} spec is ${(data.length / 1e6).toFixed(1)} MB, over the ` +
+  `${(LIMITS.maxChartBytes / 1e6).toFixed(0)} MB cap`;
+
+export const MimeBundleSchema = v.pipe(
+  v.record(text(256), text()),
+  v.transform((bundle) => {
+    const kept: Record<string, string> = {};
+    for (const [mime, data] of Object.entries(bundle)) {
+      if (tooLarge(mime, data))
+        kept["text/plain"] = `${bundle["text/plain"] ?? ""}\n${tooLargeNote(mime, data)}`.trim();
+      else if (!(mime === "text/plain" && kept["text/plain"])) kept[mime] = data;
+    }
+    return kept;
+  }),
+);
+
+export const DisplaySchema = v.pipe(
+  v.object({ mime: text(256), data: text() }),
+  v.transform((d) => (tooLarge(d.mime, d.data) ? { mime: "text/plain", data: tooLargeNote(d.mime, d.data) } : d)),
+);
 
 export const FileInfoSchema = v.object({ path: shortText, size: int, mime: text(256) });
 

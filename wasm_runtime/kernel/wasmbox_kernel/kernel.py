@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, compile_cell, evaluate, parse_cell
 from .context import DISPATCHER, RunContext
+from .charts import install_chart_hooks
 from .displays import display, take_open_figures
 from .environment import Environment, describe
 from .errors import error_info, outcome_of
@@ -79,6 +80,7 @@ class Kernel:
         _reseed_numpy()
         prepare_interpreter()
         mpl_config = _configure_matplotlib()
+        install_chart_hooks()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
         # What a save keeps beside the variables: settings that differ from these, and the
         # module attributes the cells assigned (`state.py`).

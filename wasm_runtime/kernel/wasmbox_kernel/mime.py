@@ -10,9 +10,12 @@ import base64
 import json
 from collections.abc import Callable
 
+from .charts import chart_bundle, chart_displays
 from .result import Display, MimeBundle
 
 RICHNESS = (
+    "application/vnd.plotly.v1+json",
+    "application/vnd.vegalite.v5+json",
     "image/png",
     "image/svg+xml",
     "text/html",
@@ -33,7 +36,11 @@ _JSON_TYPES = (dict, list, str, int, float)
 
 
 def mime_bundle(obj: object) -> MimeBundle:
-    """All the representations of `obj` that can be computed; a failing `_repr_*_` is skipped."""
+    """All the representations of `obj` that can be computed; a failing `_repr_*_` is skipped.
+    A plotly figure or altair chart gives its spec and a summary only (charts.py)."""
+    chart = chart_bundle(obj)
+    if chart is not None:
+        return chart
     bundle: MimeBundle = {}
     if not isinstance(obj, type):  # a class has the methods, unbound: not a representation
         bundle.update(_from_mimebundle(obj))
@@ -54,6 +61,9 @@ def mime_bundle(obj: object) -> MimeBundle:
 
 def displays_for(obj: object) -> list[Display]:
     """One `displays` entry per MIME type of `obj`, richest first."""
+    chart = chart_bundle(obj)
+    if chart is not None:
+        return chart_displays(chart)
     bundle = mime_bundle(obj)
     order = sorted(bundle, key=lambda m: RICHNESS.index(m) if m in RICHNESS else len(RICHNESS) - 1)
     return [Display(mime=mime, data=bundle[mime]) for mime in order]

@@ -1,5 +1,6 @@
 // What the model is told about a run: compact, capped, and honest about what was lost.
 import type { ExecutionResult } from "../../protocol/types.js";
+import { chartSummaries } from "./chart-summary.js";
 
 export const MODEL_TEXT_CAP = 6_000;
 
@@ -38,6 +39,8 @@ export function resultForModel(result: ExecutionResult, options: ModelResultOpti
   }
   if (hints && result.hint) report.hint = result.hint;
   if (images) report.images = `${images} image(s) shown to the user`;
+  const charts = chartSummaries(result);
+  if (charts.length) report.charts = charts.map((chart) => `${chart} (shown to the user, interactive)`);
   if (result.files.length) report.files = result.files.map((f) => `${f.path} (${f.size} bytes)`);
   if (result.stateRestored?.whileIdle) {
     const { restored, notRestored } = result.stateRestored;

@@ -1,6 +1,7 @@
 // The service worker (sw.js): the app, the SDK, the embed, the examples and the runtime files every
 // sandbox boots with are precached under their content hashes (the list is written in at export or
-// serve time: backend/offline.py); package wheels are cached the first time a page uses them.
+// serve time: backend/offline.py); package wheels and chart libraries are cached the first time a
+// page uses them.
 // A new build is a new precache: its worker installs the whole set, then waits until the page
 // asks it to take over (SKIP_WAITING, once the user agrees to reload), so a page never gets a mix
 // of two builds' files; then the caches of the old build are deleted.
@@ -30,6 +31,9 @@ registerRoute(({ url }) => url.href.startsWith(runtimeFolder), new CacheFirst({ 
 // ships a model). The weights are not: the page's model store keeps them (sdk/local-model/weights.ts).
 const engineFolder = new URL("sdk/local-model/", self.registration.scope).href;
 registerRoute(({ url }) => url.href.startsWith(engineFolder), new CacheFirst({ cacheName: __WASMBOX_WHEEL_CACHE__ }));
+// The chart libraries, fetched the first time a chart appears: named by content, so cache-first too.
+const chartsFolder = new URL("charts/", self.registration.scope).href;
+registerRoute(({ url }) => url.href.startsWith(chartsFolder), new CacheFirst({ cacheName: __WASMBOX_WHEEL_CACHE__ }));
 
 self.addEventListener("message", (event) => {
   if ((event.data as { type?: unknown } | null)?.type === "SKIP_WAITING") void self.skipWaiting();

@@ -3,6 +3,7 @@ import type { ExecutionResult } from "wasmbox";
 
 type Display = ExecutionResult["displays"][number];
 type MimeBundle = NonNullable<ExecutionResult["value"]>;
+import { isChartMime, renderChart } from "./chart-view.js";
 import { h } from "./dom.js";
 import { safeHtml } from "./sanitize.js";
 
@@ -20,7 +21,8 @@ const OUTCOME_LABELS: Record<string, string> = {
 const INLINE_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /** The richest safe rendering of a MIME bundle or display. */
-function renderData(mime: string, data: string): HTMLElement {
+function renderData(mime: string, data: string, caption?: string): HTMLElement {
+  if (isChartMime(mime)) return renderChart(mime, data, caption);
   if (INLINE_IMAGES.includes(mime)) {
     return h("img", { class: "plot", src: `data:${mime};base64,${data}`, alt: "figure produced by the code" });
   }
@@ -38,6 +40,8 @@ function renderData(mime: string, data: string): HTMLElement {
 }
 
 function renderBundle(bundle: MimeBundle): HTMLElement {
+  const chart = Object.keys(bundle).find(isChartMime);
+  if (chart) return renderChart(chart, bundle[chart]!, bundle["text/plain"]);
   for (const mime of [...INLINE_IMAGES, "image/svg+xml", "text/html"]) {
     const data = bundle[mime];
     if (data !== undefined) return renderData(mime, data);
@@ -74,7 +78,13 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
   if (result.stdout) view.append(stream("stdout", result.stdout));
   if (result.stderr) view.append(stream("stderr", result.stderr));
   if (result.truncated) view.append(h("p", { class: "note" }, "Output was cut at the sandbox's limit."));
-  for (const display of result.displays as Display[]) view.append(renderData(display.mime, display.data));
+  const displays = result.displays as Display[];
+  for (let i = 0; i < displays.length; i++) {
+    const { mime, data } = displays[i]!;
+    // A chart's text fallback follows it: it becomes the chart's caption.
+    const caption = isChartMime(mime) && displays[i + 1]?.mime === "text/plain" ? displays[++i]!.data : undefined;
+    view.append(renderData(mime, data, caption));
+  }
   if (result.value) view.append(renderBundle(result.value));
   if (result.error) {
     view.append(

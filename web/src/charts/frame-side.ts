@@ -1,0 +1,55 @@
+// Runs inside a chart frame (an opaque-origin <iframe sandbox="allow-scripts"> whose policy allows
+// no network): takes the one spec the host page posts, draws it, and reports back its height.
+// The spec is data written by untrusted code, so whatever could leave the frame is removed
+// before drawing: links (their targets would navigate the frame) and URLs to load data from.
+
+export type Draw = (root: HTMLElement, spec: unknown) => Promise<void>;
+
+/** Messages the frame sends its host; the host checks they come from this frame's window. */
+export interface ChartFrameMessage {
+  wasmboxChart: "rendered" | "failed" | "height";
+  height?: number;
+  message?: string;
+}
+
+const tell = (message: ChartFrameMessage): void => parent.postMessage(message, "*");
+
+/** Anchor tags in pseudo-HTML text lose their tags and keep their words. */
+export function withoutLinks(value: unknown): unknown {
+  if (typeof value === "string") return value.replace(/<\/?a\b[^>]*>/gi, "");
+  if (Array.isArray(value)) return value.map(withoutLinks);
+  if (value && typeof value === "object") {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = withoutLinks(item);
+    return copy;
+  }
+  return value;
+}
+
+export function serveCharts(draw: Draw): void {
+  // Nothing in a chart may navigate the frame, whatever a renderer made of the spec.
+  document.addEventListener(
+    "click",
+    (e) => {
+      if (e.target instanceof Element && e.target.closest("a")) e.preventDefault();
+    },
+    true,
+  );
+  const root = document.getElementById("chart")!;
+  let drawn = false;
+  window.addEventListener("message", (event) => {
+    if (event.source !== parent || drawn || typeof event.data?.spec !== "string") return;
+    drawn = true;
+    void (async () => {
+      try {
+        await draw(root, JSON.parse(event.data.spec));
+        new ResizeObserver(() => tell({ wasmboxChart: "height", height: document.body.scrollHeight })).observe(
+          document.body,
+        );
+        tell({ wasmboxChart: "rendered", height: document.body.scrollHeight });
+      } catch (error) {
+        tell({ wasmboxChart: "failed", message: String((error as Error)?.message ?? error).slice(0, 500) });
+      }
+    })();
+  });
+}

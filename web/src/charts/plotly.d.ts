@@ -1,0 +1,7 @@
+// plotly.js's strict dist ships no types; the chart frame uses one function.
+declare module "plotly.js-strict-dist-min" {
+  const Plotly: {
+    newPlot(root: HTMLElement, data: unknown[], layout: object, config: object): Promise<unknown>;
+  };
+  export default Plotly;
+}
