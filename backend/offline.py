@@ -25,7 +25,7 @@ BOOT_RUNTIME_FILES = (
     "pyodide.js",
     "snapshot.bin",
 )
-EXAMPLE_SUFFIXES = (".html", ".js", ".css", ".json")
+EXAMPLE_SUFFIXES = (".html", ".js", ".css", ".json", ".csv")  # .csv: the first screen's sample data
 
 
 class OfflineError(Exception):

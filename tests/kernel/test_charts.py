@@ -9,10 +9,7 @@ import pytest
 PLOTLY = "application/vnd.plotly.v1+json"
 VEGALITE = "application/vnd.vegalite.v5+json"
 
-FIGURE = (
-    "import plotly.express as px\n"
-    "fig = px.scatter(x=[1, 2, 3], y=[4, 5, 6], title='Growth')\n"
-)
+FIGURE = "import plotly.express as px\nfig = px.scatter(x=[1, 2, 3], y=[4, 5, 6], title='Growth')\n"
 CHART = (
     "import altair as alt, pandas as pd\n"
     "chart = alt.Chart(pd.DataFrame({'a': [1, 2], 'b': [3, 4]}), title='Pairs')"
@@ -66,7 +63,10 @@ def test_chart_show_and_display_publish_the_chart(run, kernel):
 
 
 def test_a_chart_altair_refuses_says_why_in_its_text(run, kernel):
-    code = "import altair as alt, pandas as pd\nalt.Chart(pd.DataFrame({'a': range(6000)})).mark_point()"
+    code = (
+        "import altair as alt, pandas as pd\n"
+        "alt.Chart(pd.DataFrame({'a': range(6000)})).mark_point()"
+    )
     value = run(kernel, code)["value"]
     assert list(value) == ["text/plain"]
     assert value["text/plain"].startswith("altair chart (could not be turned into a spec: MaxRows")
@@ -76,15 +76,18 @@ def test_a_spec_over_the_cap_is_text_only(run, kernel, monkeypatch):
     from wasmbox_kernel import charts
 
     monkeypatch.setattr(charts, "MAX_CHART_BYTES", 1000)
-    value = run(kernel, "import plotly.graph_objects as go\ngo.Figure(go.Scatter(y=list(range(500))))")[
-        "value"
-    ]
+    value = run(
+        kernel, "import plotly.graph_objects as go\ngo.Figure(go.Scatter(y=list(range(500))))"
+    )["value"]
     assert list(value) == ["text/plain"]
     assert "not shown: its spec is" in value["text/plain"]
     assert value["text/plain"].startswith("plotly figure: scatter, 1 trace(s), 500 points")
 
 
 def test_typed_array_columns_are_counted(run, kernel):
-    code = "import numpy as np, plotly.graph_objects as go\ngo.Figure(go.Scatter(y=np.arange(10000.0)))"
+    code = (
+        "import numpy as np, plotly.graph_objects as go\n"
+        "go.Figure(go.Scatter(y=np.arange(10000.0)))"
+    )
     value = run(kernel, code)["value"]
     assert "10000 points" in value["text/plain"]

@@ -25,6 +25,7 @@ import { FileList } from "./ui/file-list.js";
 import { LocalModelPicker, PICKED } from "./ui/local-model-picker.js";
 import { saveText } from "./ui/files.js";
 import { StatusBar } from "./ui/status.js";
+import { modelWhere, SAMPLE_FILE, SAMPLE_URL, Welcome, type Example } from "./ui/welcome.js";
 import { showUpdateNotice } from "./sw/notice.js";
 import { registerOffline } from "./sw/register.js";
 
@@ -125,6 +126,28 @@ function start(): Promise<void> {
     (mode === "chat" ? messageInput : codeInput).focus();
   };
 
+  let llmConfigured = false;
+  const tryExample = async (example: Example): Promise<void> => {
+    if (activity.running) return;
+    if (!(await hasFile(SAMPLE_FILE))) {
+      const response = await fetch(new URL(SAMPLE_URL, import.meta.url));
+      if (!response.ok) return view.note(`The sample data could not be loaded (${response.status}).`, "error");
+      await uploadFiles([new File([await response.blob()], SAMPLE_FILE, { type: "text/csv" })]);
+    }
+    if (llmConfigured) {
+      messageInput.value = example.question;
+      sendMessage();
+    } else {
+      showMode("console");
+      codeInput.value = example.code;
+      runConsole();
+    }
+  };
+  const hasFile = async (path: string): Promise<boolean> =>
+    (await (await session).listFiles()).some((file) => file.path === path);
+  const welcome = new Welcome({ choose: (example) => void tryExample(example) });
+  view.setWelcome(welcome.element);
+
   const applyConfig = (served: AppConfig, picker: LocalModelPicker): void => {
     localModels = picker;
     let config = served;
@@ -147,6 +170,10 @@ function start(): Promise<void> {
     setup.hidden = canChat;
     setup.textContent = config.howToConfigure ?? "";
     showMode(canChat ? "chat" : "console");
+    llmConfigured = canChat;
+    const direct = !served.server && endpoint ? new URL(endpoint.baseUrl).host : undefined;
+    const local = !config.llmConfigured && picker.hasShipped;
+    welcome.show(modelWhere({ server: served.server, llmConfigured: canChat, endpoint: direct, local }));
   };
 
   const uploadFiles = async (chosen: Iterable<File>): Promise<void> => {

@@ -158,7 +158,7 @@ def _plotly_renderers_loaded(module: ModuleType) -> None:
     """Register a renderer that publishes here, and make it the default: `fig.show()` uses it."""
     external: Any = importlib.import_module("plotly.io._base_renderers").ExternalRenderer
 
-    class WasmboxRenderer(external):  # type: ignore[misc, valid-type]
+    class WasmboxRenderer(external):  # type: ignore[misc]
         def render(self, fig_dict: dict[str, Any]) -> None:
             _publish(_plotly_bundle(fig_dict))
 

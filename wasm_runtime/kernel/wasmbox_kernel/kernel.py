@@ -16,8 +16,8 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, compile_cell, evaluate, parse_cell
-from .context import DISPATCHER, RunContext
 from .charts import install_chart_hooks
+from .context import DISPATCHER, RunContext
 from .displays import display, take_open_figures
 from .environment import Environment, describe
 from .errors import error_info, outcome_of

@@ -15,6 +15,9 @@ textarea:focus-visible, button:focus-visible { outline: 2px solid Highlight; out
 pre { margin: .25rem 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.4 ui-monospace, monospace; }
 .stderr, .traceback { color: #c62828; }
 img.plot { max-width: 100%; height: auto; }
+.chart { margin: .25rem 0; }
+.chart iframe { display: block; width: 100%; height: 460px; border: 0; background: white; }
+.chart figcaption { color: GrayText; font-size: .85em; }
 .html-output { overflow-x: auto; }
 .html-output table { border-collapse: collapse; }
 .html-output th, .html-output td { border: 1px solid #8886; padding: .15rem .4rem; }

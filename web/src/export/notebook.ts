@@ -15,15 +15,38 @@ interface Cell {
 /** nbformat stores multi-line strings as lists of lines, each keeping its newline. */
 const lines = (text: string): string[] => text.split(/(?<=\n)/);
 
+// Jupyter renders these from a JSON object; the sandbox sends the spec as JSON text.
+const JSON_OBJECT_MIMES = ["application/vnd.plotly.v1+json", "application/vnd.vegalite.v5+json"];
+
+/** A MIME bundle as nbformat stores it: chart specs as objects (text that is not JSON stays text). */
+function mimeData(bundle: Record<string, string>): Record<string, unknown> {
+  const data: Record<string, unknown> = { ...bundle };
+  for (const mime of JSON_OBJECT_MIMES) {
+    if (bundle[mime] === undefined) continue;
+    try {
+      data[mime] = JSON.parse(bundle[mime]);
+    } catch {
+      delete data[mime];
+    }
+  }
+  return data;
+}
+
 function outputsOf(result: ExecutionResult, count: number): Output[] {
   const outputs: Output[] = [];
   if (result.stdout) outputs.push({ output_type: "stream", name: "stdout", text: lines(result.stdout) });
   if (result.stderr) outputs.push({ output_type: "stream", name: "stderr", text: lines(result.stderr) });
-  for (const display of result.displays) {
-    outputs.push({ output_type: "display_data", data: { [display.mime]: display.data }, metadata: {} });
+  const displays = result.displays;
+  for (let i = 0; i < displays.length; i++) {
+    const bundle = { [displays[i]!.mime]: displays[i]!.data };
+    // A chart's text fallback follows it: one output with both, as Jupyter's kernels send it.
+    if (JSON_OBJECT_MIMES.includes(displays[i]!.mime) && displays[i + 1]?.mime === "text/plain") {
+      bundle["text/plain"] = displays[++i]!.data;
+    }
+    outputs.push({ output_type: "display_data", data: mimeData(bundle), metadata: {} });
   }
   if (result.value) {
-    outputs.push({ output_type: "execute_result", execution_count: count, data: { ...result.value }, metadata: {} });
+    outputs.push({ output_type: "execute_result", execution_count: count, data: mimeData(result.value), metadata: {} });
   }
   if (result.error) {
     outputs.push({

@@ -16,6 +16,8 @@ export class ChatView {
   private turnElement: HTMLElement | null = null;
   private liveText: LiveText | null = null;
   private readonly liveOutputs = new Map<string, HTMLElement>();
+  /** The first screen (ui/welcome.ts), shown while the conversation has no turn. */
+  private welcome: HTMLElement | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -47,9 +49,15 @@ export class ChatView {
     }
   }
 
+  /** Shown in an empty view until its first turn. */
+  setWelcome(welcome: HTMLElement): void {
+    this.welcome = welcome;
+    if (!this.root.querySelector(".turn")) this.root.prepend(welcome);
+  }
+
   /** Empty the view (another conversation is opening). */
   clear(): void {
-    this.root.replaceChildren();
+    this.root.replaceChildren(...(this.welcome ? [this.welcome] : []));
     this.turnElement = null;
     this.liveText = null;
     this.liveOutputs.clear();
@@ -108,6 +116,7 @@ export class ChatView {
   }
 
   private startTurn(turn: Turn): void {
+    this.welcome?.remove();
     const label = turn.role === "user" ? "You" : "Assistant";
     this.turnElement = h("article", { class: `turn ${turn.role}`, "aria-label": label });
     this.root.append(this.turnElement);

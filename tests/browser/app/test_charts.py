@@ -1,0 +1,178 @@
+"""Interactive charts in the app: plotly and altair render in their frame, answer a hover, and
+fetch nothing; hostile specs (links, markup in titles, remote data, 50 MB) do nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Frame, Request
+
+from tests.browser.app.conftest import AppPage
+from tests.support.network import watch_requests
+
+pytestmark = pytest.mark.browser
+
+RENDER_TIMEOUT_MS = 120_000
+PLOTLY_CODE = "import plotly.express as px\npx.scatter(x=[1, 2, 3], y=[10, 20, 30], title='Growth')"
+ALTAIR_CODE = (
+    "import altair as alt, pandas as pd\n"
+    "alt.Chart(pd.DataFrame({'a': [1, 2, 3], 'b': [7, 8, 9]}), title='Pairs')"
+    ".mark_point(size=400, filled=True).encode(x='a:Q', y='b:Q', tooltip=['a', 'b'])"
+)
+
+
+class ChartPage(AppPage):
+    """The console page, kept for the module (one sandbox boot), with every request's frame."""
+
+    def __init__(self, app: AppPage) -> None:
+        super().__init__(app.page, app.requests)
+        self.from_frames: list[str] = []  # requests made by a srcdoc frame (sandbox or chart)
+        app.page.context.on("request", self._note_frame)
+
+    def _note_frame(self, request: Request) -> None:
+        try:
+            frame_url = request.frame.url
+        except Exception:  # a worker's request has no frame
+            return
+        if frame_url.startswith("about:"):
+            self.from_frames.append(request.url)
+
+    def run_chart(self, code: str) -> Frame:
+        """Run `code` in the console; the frame of the chart it showed, once drawn."""
+        charts = self.page.locator("#transcript figure.chart")
+        before = charts.count()
+        self.run_console(code)
+        chart = charts.nth(before)
+        chart.and_(self.page.locator("[data-state=rendered]")).wait_for(timeout=RENDER_TIMEOUT_MS)
+        frame = chart.locator("iframe").element_handle().content_frame()
+        assert frame is not None
+        return frame
+
+    def own_paths_since(self, start: int) -> list[str]:
+        return [urlsplit(url).path for url in self.requests.urls[start:]]
+
+
+@pytest.fixture(scope="module")
+def charts_app(browser: Browser, console_app: str) -> Iterator[ChartPage]:
+    context = browser.new_context()
+    page = context.new_page()
+    app = ChartPage(AppPage(page, watch_requests(context, "set by AppPage.open")))
+    app.open(console_app)
+    yield app
+    context.close()
+
+
+def hover_shows(app: ChartPage, frame: Frame, mark: str, label: str, text: str) -> None:
+    box = frame.locator(mark).first.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    app.page.mouse.move(x - 30, y - 30)
+    app.page.mouse.move(x, y, steps=5)
+    frame.locator(label).filter(has_text=text).first.wait_for(timeout=10_000)
+
+
+def test_a_plotly_figure_renders_answers_a_hover_and_fetches_nothing(charts_app: ChartPage) -> None:
+    start = len(charts_app.requests.urls)
+    frame = charts_app.run_chart(PLOTLY_CODE)
+    hover_shows(
+        charts_app, frame, ".scatterlayer .point >> nth=1", ".hoverlayer .hovertext", "y=20"
+    )
+    assert frame.url == "about:srcdoc"
+    caption = charts_app.page.locator("#transcript figure.chart figcaption").last.inner_text()
+    assert caption == "plotly figure: scatter, 1 trace(s), 3 points, title 'Growth'"
+    # Same-origin loads only: the plotly wheels (first import) and the chart library, once.
+    paths = charts_app.own_paths_since(start)
+    assert charts_app.requests.foreign() == [] and charts_app.from_frames == []
+    assert [p for p in paths if not p.startswith("/runtime/")] == [
+        next(p for p in paths if p.startswith("/charts/plotly-"))
+    ]
+    charts_app.screenshot("chart-plotly")
+
+
+def test_an_altair_chart_renders_answers_a_hover_and_fetches_nothing(charts_app: ChartPage) -> None:
+    start = len(charts_app.requests.urls)
+    frame = charts_app.run_chart(ALTAIR_CODE)
+    hover_shows(charts_app, frame, "g.mark-symbol path", "#vg-tooltip-element", "8")
+    assert charts_app.requests.foreign() == [] and charts_app.from_frames == []
+    paths = [p for p in charts_app.own_paths_since(start) if not p.startswith("/runtime/")]
+    assert len(paths) == 1 and paths[0].startswith("/charts/vega-")
+    charts_app.screenshot("chart-altair")
+
+
+def _pwned(frame: Frame) -> Any:
+    return frame.evaluate("() => [document.title, window.__pwned ?? null, location.href]")
+
+
+def test_links_and_markup_in_a_plotly_figure_do_nothing(charts_app: ChartPage) -> None:
+    origin = charts_app.requests.allowed_origin
+    code = (
+        "import plotly.graph_objects as go\n"
+        "fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], mode='markers+text',\n"
+        "    text=[\"<a href='javascript:window.__pwned=1'>point link</a>\"] * 2))\n"
+        "fig.update_layout(title=\"<a href='javascript:window.__pwned=2'>Click me</a>"
+        "<script>window.__pwned=3</script><img src=x onerror='window.__pwned=4'>\",\n"
+        f"    annotations=[dict(x=1.5, y=3.5, text=\"<a href='{origin}/leak'>leak link</a>\")],\n"
+        f"    images=[dict(source='{origin}/leak.png', x=0, y=1)])\n"
+        "fig"
+    )
+    start = len(charts_app.requests.urls)
+    frame = charts_app.run_chart(code)
+    assert frame.locator("a[href], a[*|href]").count() == 0
+    assert frame.locator("script").count() == 1  # the chart library's own
+    assert frame.locator("img").count() == 0
+    frame.get_by_text("Click me").first.click()
+    frame.get_by_text("leak link").first.click()
+    frame.get_by_text("point link").first.click()
+    charts_app.page.wait_for_timeout(500)
+    assert _pwned(frame) == ["", None, "about:srcdoc"]
+    assert not any("leak" in path for path in charts_app.own_paths_since(start))
+    assert charts_app.requests.foreign() == [] and charts_app.from_frames == []
+    assert charts_app.dialogs == []
+
+
+def test_a_vega_spec_with_remote_data_and_links_fetches_and_runs_nothing(
+    charts_app: ChartPage,
+) -> None:
+    origin = charts_app.requests.allowed_origin
+    code = (
+        "import altair as alt, pandas as pd\n"
+        f"remote = alt.Chart(alt.UrlData('{origin}/leak.json')).mark_point().encode(x='a:Q')\n"
+        "links = alt.Chart(pd.DataFrame({'a': [1, 2], 'u': ['javascript:window.__pwned=1', "
+        f"'{origin}/leak-href']}}), title='<b onmouseover=\"window.__pwned=2\">t</b>')"
+        ".mark_point(size=900, filled=True).encode(x='a:Q', href='u:N')\n"
+        "alt.hconcat(remote, links)"
+    )
+    start = len(charts_app.requests.urls)
+    frame = charts_app.run_chart(code)
+    for mark in frame.locator("g.mark-symbol path").all():
+        mark.click(force=True)
+    charts_app.page.wait_for_timeout(500)
+    assert _pwned(frame) == ["", None, "about:srcdoc"]
+    assert not any("leak" in path for path in charts_app.own_paths_since(start))
+    assert charts_app.requests.foreign() == [] and charts_app.from_frames == []
+
+
+def test_a_50_mb_spec_is_refused_with_a_note_and_the_page_stays_responsive(
+    charts_app: ChartPage,
+) -> None:
+    # Published past the kernel's own cap, as code that owns the sandbox could: the host refuses.
+    code = (
+        "from wasmbox_kernel.context import DISPATCHER\n"
+        "spec = '{\"data\": [{\"y\": [' + '1,' * 25_000_000 + '1]}]}'\n"
+        "DISPATCHER.current().displays.append("
+        "{'mime': 'application/vnd.plotly.v1+json', 'data': spec})\n"
+        "len(spec)"
+    )
+    page = charts_app.page
+    charts = page.locator("#transcript figure.chart").count()
+    charts_app.run_console(code)
+    assert page.locator("#transcript figure.chart").count() == charts
+    note = page.locator("#transcript .result").last.inner_text()
+    assert "chart not shown: its application/vnd.plotly.v1+json spec is 50.0 MB" in note
+    assert json.loads(page.evaluate("() => JSON.stringify([1 + 1])")) == [2]
+    charts_app.run_console("print('still here')")
+    assert page.get_by_label("stdout").last.inner_text().strip() == "still here"
