@@ -13,6 +13,9 @@ serveCharts(async (root, spec) => {
   const figure = withoutLinks(spec) as Figure;
   const layout: Record<string, unknown> = { ...figure.layout, autosize: true };
   delete layout.images; // layout images are URLs the frame would fetch
+  // The frame takes the height of what it shows: the figure's own, or plotly's default.
+  const height = typeof layout.height === "number" && layout.height > 0 ? Math.min(layout.height, 4000) : 450;
+  root.style.height = `${height}px`;
   await Plotly.newPlot(root, figure.data ?? [], layout, {
     ...figure.config,
     responsive: true,
