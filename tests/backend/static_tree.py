@@ -9,6 +9,7 @@ import brotli
 
 JS = b"export const answer = 42;\n" * 20
 SECRET = b"outside the served roots"
+CHART_BUNDLE = "vega-0123456789ab.js"
 VERSIONED_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 
 
@@ -32,6 +33,8 @@ def make_tree(root: Path) -> dict[str, Path]:
     write(js / "sandbox" / "worker.js", JS)
     write(js / "sdk" / "wasmbox.js", JS)
     write(js / "app" / "main.js", JS)
+    write(js / "charts" / CHART_BUNDLE, JS)
+    write(js / "charts" / "charts.json", b'{"vega": {"sha256": "dmVnYQ=="}}')
     write(web / "index.html", b"<!doctype html><title>wasmbox</title>")
     write(web / "style.css", b"body {}")
     write(root / "outside" / "secret.txt", SECRET)

@@ -26,6 +26,7 @@ def built(tmp_path: Path) -> dict[str, Path]:
     write(js / "sandbox" / "frame.js", b"frame")
     write(web / "styles.css", b"body {}")
     write(web / "examples" / "embed.html", b"<!doctype html>")
+    write(web / "examples" / "sample-sales.csv", b"month,region\n")
     write(runtime / "manifest.json", b'{"packages": {}}')
     for name in BOOT_RUNTIME_FILES:
         if not (runtime / name).exists():
@@ -50,6 +51,9 @@ def test_the_worker_is_served_at_the_root_uncached(
     urls = set(precached(response.text))
     assert {"./", "embed.js", "app/main.js", "app/styles.css", "sdk/wasmbox.js"} <= urls
     assert {"sandbox/frame.js", "examples/embed.html", "runtime/pyodide.asm.wasm"} <= urls
+    assert "examples/sample-sales.csv" in urls  # the first screen's sample data, offline too
+    # The chart libraries are cached the first time a chart appears, not installed up front.
+    assert not any(url.startswith("charts/") for url in urls)
     assert not any(url.endswith((".br", ".gz")) or "hidden" in url for url in urls)
     assert '"wasmbox-wheels-' in response.text
 

@@ -43,6 +43,9 @@ def built(tmp_path: Path) -> dict[str, Path]:
     write(js / "embed" / "embed.js", b"embed")
     write(js / "embed" / "embed.js.map", b"{}")
     write(js / "pyscript" / "core.js", b"pyscript")
+    write(js / "charts" / "plotly-0123456789ab.js", b"plotly")
+    write(js / "charts" / "plotly-0123456789ab.js.br", b"compressed")
+    write(js / "charts" / "charts.json", json.dumps({"plotly": {"sha256": "cGxvdGx5"}}).encode())
     write(js / "sw" / "sw.js", b"precacheAndRoute(self.__WB_MANIFEST, __WASMBOX_WHEEL_CACHE__)")
     write(web / "index.html", b"<html><head><title>app</title></head></html>")
     write(web / "styles.css", b"body {}")
@@ -95,6 +98,8 @@ def test_the_layout_is_the_contract(built: dict[str, Path], tmp_path: Path) -> N
         "runtime/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl",
         "examples/embed.html",
         "pyscript/core.js",
+        "charts/plotly-0123456789ab.js",
+        "charts/charts.json",
     }
 
 
@@ -191,7 +196,7 @@ def test_the_app_carries_its_policy_in_a_meta(built: dict[str, Path], tmp_path: 
     html = (out / "index.html").read_text()
     frame_hash = base64.b64encode(hashlib.sha256(b"frame").digest()).decode()
     meta = html.index('<meta http-equiv="Content-Security-Policy"')
-    assert f"script-src 'self' 'wasm-unsafe-eval' 'sha256-{frame_hash}'" in html
+    assert f"script-src 'self' 'wasm-unsafe-eval' 'sha256-{frame_hash}' 'sha256-cGxvdGx5'" in html
     assert "frame-ancestors" not in html, "a meta policy cannot hold it"
     assert "base-uri 'self'" in html and meta < html.index('<base href="/sub/">')
     assert "Content-Security-Policy" not in (out / "examples" / "embed.html").read_text()

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.backend.conftest import MakeClient
-from tests.backend.static_tree import JS, SECRET, VERSIONED_WHEEL, make_tree
+from tests.backend.static_tree import CHART_BUNDLE, JS, SECRET, VERSIONED_WHEEL, make_tree
 
 EVERY_ROUTE = [
     pytest.param("/runtime/pyodide.asm.wasm", id="runtime"),
@@ -190,3 +190,15 @@ def test_path_tricks_are_404_never_a_redirect(static: TestClient, raw_path: byte
     assert response.status_code == 404
     assert "location" not in response.headers
     assert SECRET not in response.content
+
+
+def test_chart_bundles_are_immutable_fetchable_and_allowed_by_the_app_policy(
+    static: TestClient,
+) -> None:
+    bundle = static.get(f"/charts/{CHART_BUNDLE}")
+    assert bundle.status_code == 200
+    assert bundle.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert bundle.headers["access-control-allow-origin"] == "*"  # an embed on another site
+    # The chart frame is a srcdoc, which inherits the page's policy: its script's hash is there.
+    assert "'sha256-dmVnYQ=='" in static.get("/").headers["content-security-policy"]
+    assert static.get("/charts/charts.json").headers["cache-control"] == "no-cache"
