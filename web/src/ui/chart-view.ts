@@ -84,6 +84,7 @@ function listen(frame: HTMLIFrameElement, listener: Listener): void {
 
 /** A figure whose frame draws `spec`; `caption` (the text fallback) says what it shows. */
 export function renderChart(mime: string, spec: string, caption = ""): HTMLElement {
+  performance.mark("wasmbox:chart-requested"); // `make bench-app`: from here to chart-rendered
   const renderer = RENDERERS[mime]!;
   const frame = h("iframe", {
     sandbox: "allow-scripts",
