@@ -67,6 +67,15 @@ def test_a_plot_cell_shows_an_image(embed_page: EnginePage) -> None:
     assert src.startswith("data:image/png;base64,")
 
 
+def test_a_chart_cell_draws_an_interactive_chart(embed_page: EnginePage) -> None:
+    result = run_cell(embed_page, "chart")
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    value = "Object.keys(document.getElementById('chart').result.value)"
+    assert embed_page.evaluate(value) == ["application/vnd.vegalite.v5+json", "text/plain"]
+    figure = "document.getElementById('chart').shadowRoot.querySelector('figure.chart')"
+    embed_page.wait_for_function(f"{figure}?.dataset.state === 'rendered'", timeout=RUN_TIMEOUT_MS)
+
+
 def test_an_error_cell_shows_its_traceback(embed_page: EnginePage) -> None:
     result = run_cell(embed_page, "error")
     assert result["outcome"] == "OUTCOME_FAILED"
