@@ -1,8 +1,10 @@
-// Work nothing waits for (sdk/background.ts) runs only once no sandbox is starting or running code.
+// Work nothing waits for (sdk/background.ts) runs only once no sandbox of the page (its Activity)
+// is starting or running code.
 // Node's mock timers step the clock: "not yet" is checked past the moment the task would have run.
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
-import { inBackground, noteActivity, whenIdle } from "../../wasm_runtime/sdk/background.js";
+import { Activity } from "../../wasm_runtime/sdk/activity.js";
+import { inBackground, whenIdle } from "../../wasm_runtime/sdk/background.js";
 
 const IDLE_STEP_MS = 50; // Node has no requestIdleCallback: the idle moment is a 50 ms timer
 const MAX_WAIT_MS = 30_000;
@@ -14,57 +16,71 @@ function mockedClock(t: TestContext): (ms: number) => void {
 
 test("a task waits while a sandbox is busy and runs once it is not", (t) => {
   const tick = mockedClock(t);
+  const activity = new Activity();
   const sandbox = {};
-  noteActivity(sandbox, true);
+  activity.note(sandbox, true);
   let ran = false;
-  inBackground(() => (ran = true));
+  inBackground(activity, () => (ran = true));
   tick(IDLE_STEP_MS * 10);
   assert.equal(ran, false);
-  noteActivity(sandbox, false);
+  activity.note(sandbox, false);
   tick(IDLE_STEP_MS);
   assert.equal(ran, true);
 });
 
 test("a task waits for every busy sandbox, and runs once", (t) => {
   const tick = mockedClock(t);
+  const activity = new Activity();
   const [first, second] = [{}, {}];
-  noteActivity(first, true);
-  noteActivity(second, true);
+  activity.note(first, true);
+  activity.note(second, true);
   let runs = 0;
-  inBackground(() => runs++);
-  noteActivity(first, false);
+  inBackground(activity, () => runs++);
+  activity.note(first, false);
   tick(IDLE_STEP_MS * 10);
   assert.equal(runs, 0);
-  noteActivity(second, false);
-  noteActivity(first, true); // busy again before the idle moment: the task waits on
+  activity.note(second, false);
+  activity.note(first, true); // busy again before the idle moment: the task waits on
   tick(IDLE_STEP_MS * 10);
   assert.equal(runs, 0);
-  noteActivity(first, false);
+  activity.note(first, false);
   tick(IDLE_STEP_MS);
-  noteActivity(first, true);
-  noteActivity(first, false);
+  activity.note(first, true);
+  activity.note(first, false);
   tick(IDLE_STEP_MS * 10);
   assert.equal(runs, 1);
 });
 
 test("a page that keeps a sandbox busy still gets the task done after the longest wait", (t) => {
   const tick = mockedClock(t);
+  const activity = new Activity();
   const sandbox = {};
-  noteActivity(sandbox, true);
+  activity.note(sandbox, true);
   let ran = false;
-  inBackground(() => (ran = true));
+  inBackground(activity, () => (ran = true));
   tick(MAX_WAIT_MS - 1);
   assert.equal(ran, false);
   tick(1);
   assert.equal(ran, true);
-  noteActivity(sandbox, false);
+  activity.note(sandbox, false);
 });
 
 test("whenIdle resolves at the idle moment when nothing is busy", async (t) => {
   const tick = mockedClock(t);
+  const activity = new Activity();
   let idle = false;
-  const waited = whenIdle().then(() => (idle = true));
+  const waited = whenIdle(activity).then(() => (idle = true));
   tick(IDLE_STEP_MS);
   await waited;
   assert.equal(idle, true);
+});
+
+test("another page's busy sandbox does not hold a task back", (t) => {
+  const tick = mockedClock(t);
+  const [busy, activity] = [new Activity(), new Activity()];
+  busy.note({}, true);
+  let ran = false;
+  inBackground(activity, () => (ran = true));
+  tick(IDLE_STEP_MS);
+  assert.equal(ran, true);
 });

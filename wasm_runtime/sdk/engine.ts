@@ -18,6 +18,7 @@ import type {
 } from "../protocol/types.js";
 import { pushedFiles } from "../protocol/types.js";
 import { parseWorkerMessage, type Refusal } from "../protocol/validate.js";
+import type { Activity } from "./activity.js";
 import { SandboxError } from "./errors.js";
 import type { HostCallAnswer } from "./tools.js";
 import { frameDocument, workerScript } from "./frame-doc.js";
@@ -46,14 +47,19 @@ async function filesToPush(snapshot: StartSnapshot): Promise<string[]> {
  * These runtime files, unasked, each as soon as the page has it, to the frame: it reads the Blobs
  * of stored files and hands the worker the bytes while the worker's script is still being compiled.
  */
-function pushFiles(iframe: HTMLIFrameElement, files: readonly string[], sent: (file: string) => void): void {
+function pushFiles(
+  iframe: HTMLIFrameElement,
+  files: readonly string[],
+  activity: Activity,
+  sent: (file: string) => void,
+): void {
   const send = (push: RuntimeFilePush) => {
     sent(push.file);
     if (!iframe.isConnected) return; // the engine is gone
     iframe.contentWindow?.postMessage(push, "*", push.data instanceof Uint8Array ? [push.data.buffer] : []);
   };
   for (const file of files) {
-    void runtimeFile(file).then(
+    void runtimeFile(file, activity).then(
       (data) => send({ type: "runtime-file-push", file, data, error: null }),
       (error: unknown) => send({ type: "runtime-file-push", file, data: null, error: String(error) }),
     );
@@ -122,6 +128,8 @@ export class Engine {
     private readonly port: MessagePort,
     readonly isolated: boolean,
     private readonly stopListening: () => void,
+    /** The page's: runtime files this engine fetched are stored for a later visit once it is idle. */
+    private readonly activity: Activity,
   ) {
     port.onmessage = (event) => this.receive(event.data);
   }
@@ -130,9 +138,11 @@ export class Engine {
    * Start a frame and wait until its worker has booted Pyodide and the kernel package, from the
    * `snapshot` asked for when it can (protocol/types.ts: StartSnapshot). `reachable` gets the
    * engine as soon as requests can be sent: the worker takes them, in order, once booted.
+   * `activity` is the page's (activity.ts): the files it fetches are stored once it is idle.
    */
   static start(
     sandboxUrl: string,
+    activity: Activity,
     snapshot: StartSnapshot = "base",
     reachable?: (engine: Engine) => void,
   ): Promise<Engine> {
@@ -144,9 +154,9 @@ export class Engine {
     }
     mark("engine-start");
     // Read while the frame and its worker start (a package boot's base snapshot only if it falls back).
-    prefetchBootFiles(pushedFiles(snapshot, []));
-    if (snapshot === "packages") prefetchPackageSnapshot();
-    const script = workerScript(sandboxUrl);
+    prefetchBootFiles(activity, pushedFiles(snapshot, []));
+    if (snapshot === "packages") prefetchPackageSnapshot(activity);
+    const script = workerScript(sandboxUrl, activity);
     const pushed = filesToPush(snapshot);
     const iframe = document.createElement("iframe");
     iframe.sandbox.add("allow-scripts"); // never allow-same-origin: the frame must stay opaque
@@ -179,7 +189,7 @@ export class Engine {
             iframe.contentWindow?.postMessage(start, "*");
             stage = "the sandbox worker never reported ready";
             files.forEach((file) => unsent.add(file));
-            pushFiles(iframe, files, (file) => unsent.delete(file));
+            pushFiles(iframe, files, activity, (file) => unsent.delete(file));
           },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
@@ -198,7 +208,8 @@ export class Engine {
         } else if (type === "frame-ready" && port && !engine) {
           mark("frame-ready");
           stage = "the sandbox worker was still booting Python";
-          engine = new Engine(iframe, port, (event.data as { isolated?: unknown }).isolated === true, cleanup);
+          const isolated = (event.data as { isolated?: unknown }).isolated === true;
+          engine = new Engine(iframe, port, isolated, cleanup, activity);
           reachable?.(engine);
           engine.booted.then(
             () => ((started = true), clearTimeout(timer), resolve(engine!)),
@@ -318,7 +329,7 @@ export class Engine {
   }
 
   private sendRuntimeFile(fetchId: number, file: string): void {
-    runtimeFile(file).then(
+    runtimeFile(file, this.activity).then(
       (data) =>
         this.alive &&
         this.port.postMessage(

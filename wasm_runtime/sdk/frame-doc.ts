@@ -4,6 +4,7 @@
 // sends no CSP header, so the frame's policy is a <meta> in the document written here. The
 // iframe's `sandbox="allow-scripts"` makes the document opaque (the CSP `sandbox` directive is
 // ignored in a <meta>); the worker it starts from a blob: URL inherits this policy.
+import type { Activity } from "./activity.js";
 import { runtimeFile } from "./runtime-files.js";
 
 // Set at build time (scripts/build-js.mjs): sandbox/frame.js and its CSP hash.
@@ -46,12 +47,12 @@ const workerScripts = new Map<string, Promise<Blob>>();
  * The worker's whole script as one blob: Pyodide's loader and module (so Pyodide never calls
  * importScripts) and wasmbox's worker. Read through the host page's caches, once per page.
  */
-export function workerScript(sandboxUrl: string): Promise<Blob> {
+export function workerScript(sandboxUrl: string, activity: Activity): Promise<Blob> {
   let script = workerScripts.get(sandboxUrl);
   if (!script) {
     script = Promise.all([
-      runtimeFile("pyodide.asm.js"),
-      runtimeFile("pyodide.js"),
+      runtimeFile("pyodide.asm.js", activity),
+      runtimeFile("pyodide.js", activity),
       sandboxFile(sandboxUrl, "worker.js"),
     ]).then(
       ([asm, loader, worker]) =>

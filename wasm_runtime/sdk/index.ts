@@ -1,16 +1,16 @@
 // wasmbox SDK entry point, served at /sdk/wasmbox.js.
-export {
-  Sandbox,
-  SessionLocked,
-  SessionNotFound,
-  SessionStorageFull,
-  type RestartedDetail,
-  type RestartedEvent,
-  type ResumeReport,
-  type SandboxEnvironment,
-  type SaveFailedEvent,
-  type StateChangeEvent,
-} from "./sandbox.js";
+export { Sandbox } from "./sandbox.js";
+export type {
+  RestartedDetail,
+  RestartedEvent,
+  SandboxEnvironment,
+  SaveFailedEvent,
+  StateChangeEvent,
+} from "./events.js";
+export { SessionLocked } from "./session/lock.js";
+export type { ResumeReport } from "./session/persisted.js";
+export { SessionNotFound } from "./session/saved.js";
+export { SessionStorageFull } from "./session/store.js";
 export type { ModeReport, SandboxMode } from "./mode.js";
 export type { InputHandler, ToolDefinition, ToolInfo, Tools } from "./tools.js";
 export { SandboxError, type SandboxErrorType } from "./errors.js";

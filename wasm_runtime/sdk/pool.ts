@@ -3,6 +3,7 @@
 // `warmup` may also load and import packages once booted, while nobody is waiting on it; the
 // replacement spares that follow do not, so they never compete for the CPU with a session's start.
 import type { StartSnapshot } from "../protocol/types.js";
+import type { Activity } from "./activity.js";
 import { Engine } from "./engine.js";
 import { mark } from "./marks.js";
 
@@ -22,27 +23,18 @@ const REFILL_QUIET_MS = 1_000;
  * sandbox has started, run or finished code for REFILL_QUIET_MS, however long that takes). */
 export type Refill = "soon" | "quiet";
 const refills = new Map<string, Refill>();
-// When a sandbox of the page last changed state (a run began or ended): a sample of `anyBusy` every
-// REFILL_POLL_MS would miss runs that come often but briefly, as a program's calls do.
-let lastActivity = 0;
 
-/** Called by the sandboxes whenever one starts or finishes a run (or starts, or closes). */
-export function noteStateChange(): void {
-  lastActivity = performance.now();
-}
-
-/** Whether any sandbox of the page is starting or running code: the claimer knows, the pool asks. */
-export type BusyCheck = () => boolean;
-
-function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck, hold: Promise<unknown>): void {
+/** `activity` is the claimer's page: whether any of its sandboxes is starting or running code, and since when. */
+function refillWhenIdle(frameUrl: string, activity: Activity, hold: Promise<unknown>): void {
   const quiet = refills.get(frameUrl) === "quiet";
   let latest = 0;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
-    const now = performance.now();
-    const wait = quiet ? anyBusy() || now - lastActivity < REFILL_QUIET_MS : anyBusy() && now < latest;
+    const wait = quiet
+      ? activity.busy || activity.sinceChange() < REFILL_QUIET_MS
+      : activity.busy && performance.now() < latest;
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
-    refill(frameUrl);
+    refill(frameUrl, activity);
   };
   const start = (): void => {
     latest = performance.now() + REFILL_MAX_DELAY_MS;
@@ -54,8 +46,8 @@ function refillWhenIdle(frameUrl: string, anyBusy: BusyCheck, hold: Promise<unkn
 // Frame URLs whose spare has been asked to exercise the interpreter (once per page is enough).
 const exercised = new Set<string>();
 
-function refill(frameUrl: string, packages: string[] = []): void {
-  const spare = Engine.start(frameUrl);
+function refill(frameUrl: string, activity: Activity, packages: string[] = []): void {
+  const spare = Engine.start(frameUrl, activity);
   spares.set(frameUrl, spare);
   spare.then(
     (engine) => {
@@ -75,7 +67,7 @@ function refill(frameUrl: string, packages: string[] = []): void {
 }
 
 /**
- * A booted engine: the spare when there is one; a new spare starts once `anyBusy` says the page is
+ * A booted engine: the spare when there is one; a new spare starts once `activity` says the page is
  * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
  * A `snapshot` other than the spares' ("base") gets an engine of its own; the spare stays.
@@ -83,24 +75,29 @@ function refill(frameUrl: string, packages: string[] = []): void {
  */
 export async function claimEngine(
   frameUrl: string,
-  anyBusy: BusyCheck,
+  activity: Activity,
   hold: Promise<unknown> = Promise.resolve(),
   snapshot: StartSnapshot = "base",
   reachable?: (engine: Engine) => void,
 ): Promise<Engine> {
-  if (snapshot !== "base") return Engine.start(frameUrl, snapshot, reachable);
+  if (snapshot !== "base") return Engine.start(frameUrl, activity, snapshot, reachable);
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;
-  if (!engine || !engine.alive) engine = await Engine.start(frameUrl, snapshot, reachable);
-  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, anyBusy, hold);
+  if (!engine || !engine.alive) engine = await Engine.start(frameUrl, activity, snapshot, reachable);
+  if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, activity, hold);
   return engine;
 }
 
 /** Start the spare now (e.g. at page load), so even the first `create` is quick. */
-export function warmSpare(frameUrl: string, packages: string[] = [], refillRule: Refill = "soon"): Promise<void> {
+export function warmSpare(
+  frameUrl: string,
+  activity: Activity,
+  packages: string[] = [],
+  refillRule: Refill = "soon",
+): Promise<void> {
   refills.set(frameUrl, refillRule);
-  if (!spares.has(frameUrl)) refill(frameUrl, packages);
+  if (!spares.has(frameUrl)) refill(frameUrl, activity, packages);
   return spares.get(frameUrl)!.then(() => undefined);
 }
 
@@ -112,4 +109,23 @@ export function dropSpare(frameUrl: string): void {
     (engine) => engine.kill(),
     () => undefined,
   );
+}
+
+/** `Sandbox.warmup`'s options, checked, then `warmSpare`; bad options reject with a TypeError. */
+export function warmup(
+  frameUrl: string,
+  activity: Activity,
+  { packages = [], refill = "soon" }: { packages?: string[]; refill?: Refill },
+): Promise<void> {
+  if (refill !== "soon" && refill !== "quiet") {
+    return Promise.reject(new TypeError('warmup refill must be "soon" or "quiet"'));
+  }
+  if (
+    !Array.isArray(packages) ||
+    packages.length > 50 ||
+    !packages.every((p) => typeof p === "string" && p.length < 100)
+  ) {
+    return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
+  }
+  return warmSpare(frameUrl, activity, [...packages], refill);
 }

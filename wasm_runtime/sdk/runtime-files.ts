@@ -1,8 +1,10 @@
 // The host page's side of runtime file delivery (see sandbox/runtime-fetch.ts): files come from
 // the page's own origin, so its caches serve repeat visits (the decoded-file store first, then
 // the HTTP cache), and each file is read once per page however many sandboxes boot. Bytes are
-// counted as they arrive, for progress bars.
+// counted as they arrive, for progress bars. Storing waits for the page's `Activity` (activity.ts),
+// passed by the caller: nothing here knows of sandboxes.
 import { BOOT_FILES, RUNTIME_FILE_NAME } from "../protocol/types.js";
+import type { Activity } from "./activity.js";
 import { inBackground, whenIdle } from "./background.js";
 import { sha256Hex } from "./hash.js";
 import { mark } from "./marks.js";
@@ -44,7 +46,7 @@ let manifest: Promise<Map<string, ManifestEntry>> | null = null;
 
 /** The manifest's files (name → hash and size); empty when it cannot be read. Once per page. */
 function manifestFiles(): Promise<Map<string, ManifestEntry>> {
-  manifest ??= fileBytes(MANIFEST).then(
+  manifest ??= fileBytes(MANIFEST, null).then(
     async (data) => {
       const { files = {} } = JSON.parse(await textOf(data)) as {
         files?: Record<string, Partial<ManifestEntry>>;
@@ -64,7 +66,8 @@ function manifestFiles(): Promise<Map<string, ManifestEntry>> {
   return manifest;
 }
 
-async function download(name: string): Promise<RuntimeData> {
+/** `activity`: the page's, which the store waits for; null for the manifest (never stored). */
+async function download(name: string, activity: Activity | null): Promise<RuntimeData> {
   const entry = name === MANIFEST ? undefined : (await manifestFiles()).get(name);
   const stored = entry && (await storedFile(RUNTIME_URL, name, entry.sha256));
   if (stored) {
@@ -76,7 +79,7 @@ async function download(name: string): Promise<RuntimeData> {
   mark(`fetched ${name}`);
   if (entry && !BOOT_FILES.includes(name)) await checkPackage(name, bytes, entry.sha256);
   // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
-  if (entry) inBackground(() => void storeFile(RUNTIME_URL, name, entry.sha256, bytes));
+  if (entry && activity) inBackground(activity, () => void storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
 }
 
@@ -116,10 +119,10 @@ async function fetchCounted(name: string, expected?: number): Promise<ArrayBuffe
   return bytes.buffer;
 }
 
-function fileBytes(name: string): Promise<RuntimeData> {
+function fileBytes(name: string, activity: Activity | null): Promise<RuntimeData> {
   let bytes = files.get(name);
   if (!bytes) {
-    bytes = download(name);
+    bytes = download(name, activity);
     bytes.catch(() => files.delete(name)); // a failure is not remembered
     files.set(name, bytes);
   }
@@ -130,23 +133,23 @@ function fileBytes(name: string): Promise<RuntimeData> {
  * Start reading these boot files (all by default) from the store, the HTTP cache or the
  * network, while the frame and its worker are still starting.
  */
-export function prefetchBootFiles(names: readonly string[] = BOOT_FILES): void {
-  for (const name of names) fileBytes(name).catch(() => undefined);
+export function prefetchBootFiles(activity: Activity, names: readonly string[] = BOOT_FILES): void {
+  for (const name of names) fileBytes(name, activity).catch(() => undefined);
 }
 
 /**
  * Start reading the wheels of these runtime packages (a resume's saved packages), so the worker's
  * requests for them, once it has booted, are answered at once. Unknown names are skipped.
  */
-export function prefetchPackages(names: string[]): void {
-  fileBytes(MANIFEST)
+export function prefetchPackages(names: string[], activity: Activity): void {
+  fileBytes(MANIFEST, null)
     .then(async (data) => {
       const { packages = {} } = JSON.parse(await textOf(data)) as {
         packages?: Record<string, { file?: unknown }>;
       };
       for (const name of names) {
         const file = packages[name]?.file;
-        if (typeof file === "string" && RUNTIME_FILE_NAME.test(file)) fileBytes(file).catch(() => undefined);
+        if (typeof file === "string" && RUNTIME_FILE_NAME.test(file)) fileBytes(file, activity).catch(() => undefined);
       }
     })
     .catch(() => undefined);
@@ -162,7 +165,7 @@ interface PackageSnapshotEntry {
 let packageSnapshot: Promise<PackageSnapshotEntry | null> | null = null;
 
 export function packageSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
-  packageSnapshot ??= fileBytes(MANIFEST).then(
+  packageSnapshot ??= fileBytes(MANIFEST, null).then(
     async (data) => {
       const entry = (JSON.parse(await textOf(data)) as { packageSnapshot?: Partial<PackageSnapshotEntry> | null })
         .packageSnapshot;
@@ -184,10 +187,10 @@ export function packageSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
 }
 
 /** Start reading the package snapshot, its record and its files bundle (a worker booting from it). */
-export function prefetchPackageSnapshot(): void {
+export function prefetchPackageSnapshot(activity: Activity): void {
   void packageSnapshotEntry().then((entry) => {
     if (!entry) return;
-    for (const name of [entry.file, entry.record, entry.bundle]) fileBytes(name).catch(() => undefined);
+    for (const name of [entry.file, entry.record, entry.bundle]) fileBytes(name, activity).catch(() => undefined);
   });
 }
 
@@ -207,12 +210,12 @@ async function roomFor(bytes: number): Promise<boolean> {
  * read by this page yet is fetched and stored, one at a time, each once no sandbox is starting
  * or running code. Unlike a file a sandbox reads, its bytes are not kept in the page.
  */
-export async function keepForLaterVisits(names: readonly string[]): Promise<void> {
+export async function keepForLaterVisits(names: readonly string[], activity: Activity): Promise<void> {
   const entries = await manifestFiles();
   for (const name of names) {
     const entry = entries.get(name);
     if (!entry || files.has(name) || (await isStored(RUNTIME_URL, name, entry.sha256))) continue;
-    await whenIdle();
+    await whenIdle(activity);
     if (!(await roomFor(entry.size))) return;
     const response = await fetch(RUNTIME_URL + name);
     if (!response.ok) throw new Error(`${name}: ${response.status}`);
@@ -224,8 +227,8 @@ export async function keepForLaterVisits(names: readonly string[]): Promise<void
  * The runtime file `name`: the stored Blob (immutable, so shared), or a copy of its bytes (a copy,
  * because the caller transfers it away).
  */
-export async function runtimeFile(name: string): Promise<Uint8Array | Blob> {
+export async function runtimeFile(name: string, activity: Activity): Promise<Uint8Array | Blob> {
   if (!RUNTIME_FILE_NAME.test(name)) throw new Error(`not a runtime file name: ${JSON.stringify(name)}`);
-  const data = await fileBytes(name);
+  const data = await fileBytes(name, activity);
   return data instanceof Blob ? data : new Uint8Array(data.slice(0));
 }

@@ -2,6 +2,7 @@
 // the session's saved variables need is in it (their install and import are then already done),
 // else the base one. See protocol/types.ts: StartSnapshot.
 import type { StartSnapshot } from "../protocol/types.js";
+import type { Activity } from "./activity.js";
 import { keepForLaterVisits, packageSnapshotEntry } from "./runtime-files.js";
 
 export async function startSnapshotFor(packages: readonly string[]): Promise<StartSnapshot> {
@@ -22,10 +23,10 @@ const savingData = (): boolean =>
  * keep them in the page's store now, in the background, so that start reads them from the store
  * instead of the network. Once per page; a failure is retried later.
  */
-export async function keepStartSnapshotFor(packages: readonly string[]): Promise<void> {
+export async function keepStartSnapshotFor(packages: readonly string[], activity: Activity): Promise<void> {
   if (keeping || savingData() || (await startSnapshotFor(packages)) !== "packages" || keeping) return;
   keeping = true;
   const entry = await packageSnapshotEntry();
   if (!entry) return;
-  await keepForLaterVisits([entry.file, entry.record, entry.bundle]).catch(() => (keeping = false));
+  await keepForLaterVisits([entry.file, entry.record, entry.bundle], activity).catch(() => (keeping = false));
 }

@@ -1,5 +1,6 @@
-// The persisted sessions this page knows of, read once at start-up (after removing the expired
-// ones) and kept current by this page's saves, so `Sandbox.list()` can answer synchronously.
+// The persisted sessions this page knows of, read once on first use (after removing the expired
+// ones; registry.ts) and kept current by this page's saves, so `Sandbox.list()` can answer
+// synchronously.
 import { deleteSession, listSessions, type SessionRecord } from "./store.js";
 import { holdSessionLock } from "./lock.js";
 
@@ -56,6 +57,7 @@ export async function loadCatalog(now = Date.now()): Promise<void> {
   if (typeof indexedDB === "undefined") return;
   try {
     for (const record of await listSessions()) {
+      if (known.has(record.id)) continue; // saved by this page meanwhile: that note is newer
       if (record.expiresAt > now) {
         noteRecord(record);
         continue;

@@ -1,6 +1,7 @@
 // One persisted sandbox's saving: what changed since the last save, captured from the worker on
 // the sandbox's queue, then written to IndexedDB off that queue, one save after another.
 import type { FileInfo, SavedState, SkippedVariable, WorkerReply } from "../../protocol/types.js";
+import type { Activity } from "../activity.js";
 import type { Engine } from "../engine.js";
 import { SandboxError } from "../errors.js";
 import type { Settings } from "../options.js";
@@ -122,6 +123,8 @@ export class PersistedSession {
     readonly release: () => void,
     /** A new session (or a fork) saves all its files the first time. */
     fresh: boolean,
+    /** The page's: a save's package snapshot is kept for a later visit once it is idle. */
+    private readonly activity: Activity,
   ) {
     this.everything = fresh;
     const { stateBytes, skipped, packages } = record;
@@ -218,7 +221,7 @@ export class PersistedSession {
         await writeSession(batch);
         Object.assign(this.record, batch.record);
         noteRecord(batch.record);
-        if (batch.state) void keepStartSnapshotFor(batch.record.packages);
+        if (batch.state) void keepStartSnapshotFor(batch.record.packages, this.activity);
       });
     this.writing = next;
     return next;

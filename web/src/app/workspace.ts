@@ -39,13 +39,16 @@ export class Workspace {
     private readonly hooks: WorkspaceHooks,
   ) {}
 
-  /** At page load. */
+  /** At page load: the saved conversations are read first, so an empty one is reused. */
   start(): Promise<Conversation> {
     const named = decodeURIComponent(location.hash.slice(1));
-    const empty = Sandbox.list().find(
-      (e) => e.persisted && e.state === "closed" && e.title === undefined && e.runs === 0,
-    );
-    return this.open(named || empty?.id || null, !named);
+    this.current = Sandbox.loadSaved().then(() => {
+      const empty = Sandbox.list().find(
+        (e) => e.persisted && e.state === "closed" && e.title === undefined && e.runs === 0,
+      );
+      return this.load(named || empty?.id || null, null, !named);
+    });
+    return this.current;
   }
 
   /** Open a saved conversation (null: a new one); on failure, say why and start a new one. */

@@ -77,7 +77,10 @@ window.wasmboxHost = {
   listFiles: (id) => sandbox(id).listFiles(),
   environment: (id) => sandbox(id).environment(),
   close: (id) => Sandbox.get(id)?.close(),
-  list: () => Sandbox.list(),
+  list: async () => {
+    await Sandbox.loadSaved();
+    return Sandbox.list();
+  },
   // `wasmbox ask` (page/agent.js, loaded on first use: not on a start's path).
   agentAsk: async (token, id, options) => (await import("./agent.js")).ask(token, id, options),
   agentStop: async (token) => (await import("./agent.js")).stop(token),
