@@ -99,6 +99,19 @@ def test_a_kill_during_a_save_keeps_a_whole_state(
     assert pair in ("(1, 1, False)", "(2, 2, True)")
 
 
+# Whether the page's session store holds a record for this id (read past the SDK).
+STORED = """id => new Promise((resolve, reject) => {
+  const open = indexedDB.open("wasmbox-sessions");
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const get = db.transaction("sessions").objectStore("sessions").get(id);
+    get.onsuccess = () => (db.close(), resolve(get.result !== undefined));
+    get.onerror = () => reject(get.error);
+  };
+})"""
+
+
 def test_ttl_expiry_removes_the_session(page: Page, isolated_server: str) -> None:
     sandbox_id = create(page, persist={"ttlDays": 1 / 86_400})  # one second
     run(page, sandbox_id, "x = 1")
@@ -107,7 +120,10 @@ def test_ttl_expiry_removes_the_session(page: Page, isolated_server: str) -> Non
     page.wait_for_timeout(1_500)
     page.reload()
     load_sdk(page, isolated_server)
+    # Importing the SDK reads no storage: the expired session goes once the page reads its sessions.
+    assert page.evaluate(STORED, sandbox_id) is True
     assert sandbox_id not in listed(page)
+    assert page.evaluate(STORED, sandbox_id) is False
     error = page.evaluate(
         """id => wasmbox.Sandbox.resume(id).then(() => null,
              e => [e.name, e.type, e instanceof wasmbox.SandboxError])""",
