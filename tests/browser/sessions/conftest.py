@@ -61,9 +61,7 @@ def resume(page: Page, sandbox_id: str) -> dict[str, Any]:
 
 
 def listed(page: Page) -> dict[str, dict[str, Any]]:
-    entries: list[dict[str, Any]] = page.evaluate(
-        "async () => (await wasmbox.Sandbox.loadSaved(), wasmbox.Sandbox.list())"
-    )
+    entries: list[dict[str, Any]] = page.evaluate("wasmbox.Sandbox.list()")
     return {e["id"]: e for e in entries}
 
 

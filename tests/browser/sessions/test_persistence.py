@@ -120,9 +120,11 @@ def test_ttl_expiry_removes_the_session(page: Page, isolated_server: str) -> Non
     page.wait_for_timeout(1_500)
     page.reload()
     load_sdk(page, isolated_server)
-    # Importing the SDK reads no storage: the expired session goes once the page reads its sessions.
+    # Importing the SDK reads no storage: the expired session goes once the page reads its sessions
+    # (the first list starts that read; loadSaved() waits for it). Expired, it is never listed.
     assert page.evaluate(STORED, sandbox_id) is True
     assert sandbox_id not in listed(page)
+    page.evaluate("wasmbox.Sandbox.loadSaved()")
     assert page.evaluate(STORED, sandbox_id) is False
     error = page.evaluate(
         """id => wasmbox.Sandbox.resume(id).then(() => null,
