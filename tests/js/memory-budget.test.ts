@@ -13,13 +13,25 @@ const ran = (peak: number) => {
   return result;
 };
 
+/** An engine that records whether it was killed. */
+const engine = (memoryBudget: "during-run" | "after-run") => {
+  const killed: string[] = [];
+  return { memoryBudget, killed, kill: (reason?: string) => void killed.push(reason ?? "") };
+};
+
 test("a worker that holds the budget during the run is not checked after it", () => {
-  assert.equal(overBudgetAfterRun("during-run", ran(BUDGET * 2), BUDGET), false);
+  const holding = engine("during-run");
+  assert.equal(overBudgetAfterRun(holding, ran(BUDGET * 2), BUDGET), false);
+  assert.deepEqual(holding.killed, []);
 });
 
-test("a worker that cannot hold it is checked against the run's figure", () => {
-  assert.equal(overBudgetAfterRun("after-run", ran(BUDGET + 1), BUDGET), true);
-  assert.equal(overBudgetAfterRun("after-run", ran(BUDGET), BUDGET), false);
+test("a worker that cannot hold it is checked against the run's figure, and killed when over", () => {
+  const within = engine("after-run");
+  assert.equal(overBudgetAfterRun(within, ran(BUDGET), BUDGET), false);
+  assert.deepEqual(within.killed, []);
+  const over = engine("after-run");
+  assert.equal(overBudgetAfterRun(over, ran(BUDGET + 1), BUDGET), true);
+  assert.deepEqual(over.killed, ["memory budget exceeded"]);
 });
 
 test("a run found over the budget after it ends says so, with the figures", () => {

@@ -1,11 +1,18 @@
 // memoryBudgetBytes on the host's side. A worker that refuses growth past the budget ends the run
 // itself (sandbox/memory-budget.ts): nothing to do here. Where it cannot, the host compares the
 // run's figure once the run ends and replaces an engine that went over (its state is lost).
-import type { KernelResult, MemoryBudgetHeld, StateRestored } from "../protocol/types.js";
+import type { KernelResult, StateRestored } from "../protocol/types.js";
+import type { Engine } from "./engine.js";
 
-/** Whether the run's figure says the engine went over a budget it could not hold itself. */
-export function overBudgetAfterRun(held: MemoryBudgetHeld, result: KernelResult, budget: number): boolean {
-  return held === "after-run" && (result.audit.peakMemoryBytes ?? 0) > budget;
+/** Whether the run's figure says the engine went over a budget it could not hold itself; it is then killed. */
+export function overBudgetAfterRun(
+  engine: Pick<Engine, "memoryBudget" | "kill">,
+  result: KernelResult,
+  budget: number,
+): boolean {
+  const over = engine.memoryBudget === "after-run" && (result.audit.peakMemoryBytes ?? 0) > budget;
+  if (over) engine.kill("memory budget exceeded");
+  return over;
 }
 
 /** A run found over the budget after it ended: its outcome says so, whatever it was. */

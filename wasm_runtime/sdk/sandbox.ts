@@ -1,7 +1,7 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, execute, files and environment, as
 // DESIGN.md defines. What a session adds (carried files and variables, history, app data,
 // saving) is its SessionBinding's (session/binding.ts); the page's sandboxes are its Registry's.
-import type { ExecutionResult, FileInfo } from "../protocol/types.js";
+import type { ExecutionResult, FileInfo, WorkerReply } from "../protocol/types.js";
 import { attachEngine } from "./attach.js";
 import { whenIdle } from "./background.js";
 import type { Engine } from "./engine.js";
@@ -25,7 +25,7 @@ import {
 import { dropSpare, warmup, type Refill } from "./pool.js";
 import { followStart } from "./progress.js";
 import { Registry } from "./registry.js";
-import { expectReply } from "./reply.js";
+import { expectReply, type EngineRequest, type ReplyOf } from "./reply.js";
 import { overBudget, overBudgetAfterRun } from "./memory-budget.js";
 import { cancelledBeforeStart } from "./result.js";
 import type { SessionBinding } from "./session/binding.js";
@@ -163,7 +163,7 @@ export class Sandbox extends EventTarget {
     return Sandbox.registry().open.get(id);
   }
 
-  /** This page's sandboxes, then the saved ones no page of this tab has open (once `loadSaved()` has read them). */
+  /** This page's sandboxes, then the saved ones no page of this tab has open (session/catalog.ts). */
   static list(): SandboxInfo[] {
     const page = Sandbox.registry();
     void page.catalogRead();
@@ -279,11 +279,8 @@ export class Sandbox extends EventTarget {
       // Whatever the outcome: files written before a failure survive a later restart too.
       if (!stateLost) await this.mirror.capture(engine, result.files);
       const budget = this.settings.memoryBudgetBytes;
-      const over = !stateLost && overBudgetAfterRun(engine.memoryBudget, result, budget);
-      if (over) {
-        engine.kill("memory budget exceeded");
-        stateLost = true;
-      }
+      const over = !stateLost && overBudgetAfterRun(engine, result, budget);
+      stateLost ||= over;
       let stateRestored = lostWhileIdle === null ? null : this.session.restoredFromLastSave(true, lostWhileIdle);
       if (stateLost) {
         this.ready = this.attachEngine(true);
@@ -309,25 +306,16 @@ export class Sandbox extends EventTarget {
   }
 
   readFile(path: string): Promise<Uint8Array> {
-    return this.enqueue(async (engine) => {
-      const reply = expectReply(await engine.call({ type: "read-file", path }), "file");
-      return reply.data;
-    });
+    return this.ask({ type: "read-file", path }, "file").then((reply) => reply.data);
   }
 
   listFiles(): Promise<FileInfo[]> {
-    return this.enqueue(async (engine) => expectReply(await engine.call({ type: "list-files" }), "files").files);
+    return this.ask({ type: "list-files" }, "files").then((reply) => reply.files);
   }
 
-  /**
-   * A bounded text preview of the working directory's data files (columns, dtypes, row counts,
-   * first rows), made by the kernel from each file's head; files unchanged since the last call
-   * are not read again. "" when there are no files.
-   */
+  /** A bounded preview of the working directory's data files, made by the kernel (docs/agent.md). */
   describeFiles(): Promise<string> {
-    return this.enqueue(
-      async (engine) => expectReply(await engine.call({ type: "describe-files" }), "workspace").preview,
-    );
+    return this.ask({ type: "describe-files" }, "workspace").then((reply) => reply.preview);
   }
 
   /** The kernel's description, with the limits the host enforces added to `limits` and the mode (interrupt or terminate-only). */
@@ -335,10 +323,7 @@ export class Sandbox extends EventTarget {
     return this.enqueue((engine) => describe(engine, this.settings, toolsOf(this).describe()));
   }
 
-  /**
-   * Free the worker; a run in progress ends as OUTCOME_CANCELLED. A persisted sandbox first
-   * finishes its saves (a failed one stays failed: what was saved before is kept).
-   */
+  /** Free the worker (a run in progress: OUTCOME_CANCELLED), once a persisted sandbox's saves end. */
   async close(options: { save?: boolean } = {}): Promise<void> {
     await this.session.closing(options.save !== false && !this.isClosed());
     this.setState("closed");
@@ -362,6 +347,11 @@ export class Sandbox extends EventTarget {
   private async put(engine: Engine, path: string, data: Uint8Array): Promise<void> {
     expectReply(await engine.call({ type: "write-file", path, data }), "done");
     this.mirror.set(path, data);
+  }
+
+  /** One request, in this sandbox's queue; a reply of another type throws (reply.ts). */
+  private ask<T extends WorkerReply["type"]>(request: EngineRequest, type: T): Promise<ReplyOf<T>> {
+    return this.enqueue(async (engine) => expectReply(await engine.call(request), type));
   }
 
   /** Calls on one sandbox run one at a time, in order, each on a ready engine. */
@@ -393,10 +383,7 @@ export class Sandbox extends EventTarget {
       if (this.current !== "ready") return;
       this.lostWhileIdle = error.message;
       this.ready = this.attachEngine(true);
-      this.ready.then(
-        () => this.announceRestart(error.message),
-        () => undefined,
-      );
+      this.ready.then(() => this.announceRestart(error.message), () => undefined); // prettier-ignore
     };
     this.engine = engine;
     this.setState("ready");
