@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import openai
 import pytest
@@ -31,6 +33,16 @@ REQUEST = {
 }
 
 
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run in a thread of its own: a sync Playwright fixture used earlier in the session
+    leaves an event loop running in the main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def pull(fake: FakeOpenAI, reply: Reply, **request: Any) -> tuple[list[dict[str, Any]], Any]:
     """Every delta of one request, and its error (None when it ended well)."""
 
@@ -48,7 +60,7 @@ def pull(fake: FakeOpenAI, reply: Reply, **request: Any) -> tuple[list[dict[str,
     with pytest.MonkeyPatch.context() as env:
         env.setenv("OPENAI_BASE_URL", fake.base_url)
         env.setenv("OPENAI_API_KEY", "sk-test")
-        return asyncio.run(run())
+        return run_apart(run())
 
 
 def test_streamed_text_arrives_as_deltas_with_the_finish_reason() -> None:
@@ -108,7 +120,7 @@ def test_a_server_that_is_not_there_is_a_network_error() -> None:
         chat = ChatStreams(client)
         return await chat.next(chat.start(REQUEST))
 
-    batch = asyncio.run(run())
+    batch = run_apart(run())
     assert batch["done"] and batch["error"]["type"] == "network"
 
 
@@ -123,5 +135,5 @@ def test_cancel_closes_the_request() -> None:
 
     with FakeOpenAI() as fake:
         fake.script(stream_reply([f"{n} " for n in range(500)], chunk_delay_s=0.05))
-        asyncio.run(run(fake))
+        run_apart(run(fake))
         assert fake.disconnected.wait(10)
