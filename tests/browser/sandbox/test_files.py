@@ -88,9 +88,10 @@ def test_files_of_a_failed_run_survive_a_hard_kill(c_loop_sdk: SdkPage) -> None:
     assert after["stdout"] == "a,b\n"
 
 
-def test_describe_files_previews_uploads_and_what_runs_write(sdk: SdkPage, sandbox: str) -> None:
+def test_describe_files_previews_uploads_and_what_runs_write(sdk: SdkPage) -> None:
     """The kernel's preview through the real worker: an upload, a file a run writes, a SQLite
     database (its package loaded for it), and a hostile name and cell kept to one quoted line."""
+    sandbox = sdk.create()  # its own: the module's shared sandbox has the other tests' files
     assert sdk.call(sandbox, "describeFiles") == ""
     sdk.call(sandbox, "writeFile", "sales.csv", "day,amount\n2026-01-01,12.5\n2026-01-02,9\n")
     preview = sdk.call(sandbox, "describeFiles")
