@@ -6,7 +6,9 @@ not, steps (model requests), time, the reply form each run_python call came in, 
 events, and every failure as the page showed it. Prints a table per row; nothing asserts.
 
 Rows, in one run against the same server: `on` (the app as shipped: file previews, repair hints,
-the numbers check), `off` (the same app with `?assist=off`: none of the three), and `smolagents`
+the numbers check, ```python blocks run), `off` (the same app with `?assist=off`: none of the
+three), `blocks-ask` (`?codeblocks=ask`: python blocks not run, the model asked for a tool call
+instead), and `smolagents`
 (smolagents' CodeAgent, its own native executor, tests/bench/smolagents_peer.py).
 
     python -m tests.bench.agent [--tasks primes fibonacci ...] [--rows on off smolagents]
@@ -42,8 +44,10 @@ MAX_STEPS = 8  # the SDK Agent's default, given to the peer too
 ROWS = {
     "on": "wasmbox Agent: previews + hints + numbers check",
     "off": "wasmbox Agent, ?assist=off (none of the three)",
+    "blocks-ask": "wasmbox Agent, ?codeblocks=ask (python blocks not run)",
     "smolagents": "smolagents 1.25.0 CodeAgent (native executor)",
 }
+ROW_QUERY = {"off": "?assist=off", "blocks-ask": "?codeblocks=ask"}
 RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
 WATCH_END = """() => {
   const log = document.querySelector('[role="log"]');
@@ -159,7 +163,7 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float, row: str) -> O
             (replies / f"{row}-{task.name}-{len(requests):02d}.txt").write_text(body)
 
     page.on("requestfinished", keep_reply)
-    page.goto(url + ("?assist=off" if row == "off" else ""))
+    page.goto(url + ROW_QUERY.get(row, ""))
     page.get_by_text("Sandbox: ready").wait_for(timeout=180_000)
     if task.upload:
         with tempfile.TemporaryDirectory() as tmp:

@@ -76,6 +76,7 @@ export class RecordingSandbox implements AgentSandbox {
       await new Promise<void>((resolve) => options.signal?.addEventListener("abort", () => resolve(), { once: true }));
       return okResult("", "OUTCOME_CANCELLED");
     }
+    if (code.startsWith("fail")) return okResult("", "OUTCOME_FAILED");
     options.onStdout?.(`ran ${code}\n`);
     return okResult(`ran ${code}\n`);
   }

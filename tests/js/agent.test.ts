@@ -7,7 +7,7 @@ import { RecordingSandbox, ScriptedChat, text, toolCall } from "./agent-support.
 
 async function agentWith(
   chat: ScriptedChat,
-  options: { maxSteps?: number; streaming?: "auto" | "always" | "never" } = {},
+  options: { maxSteps?: number; streaming?: "auto" | "always" | "never"; codeBlocks?: "run" | "ask" } = {},
 ) {
   const sandbox = new RecordingSandbox();
   // The double runs nothing, so its answers' numbers are never printed: grounding has its own tests.
@@ -225,23 +225,74 @@ test("a model switch takes effect at the next message and is recorded", async ()
   );
 });
 
-test("a bare python block before any run is asked for as a call, once; it is never run", async () => {
+test('codeBlocks "ask": a python block before any run is asked for as a call, once; it is never run', async () => {
   const block = "Here:\n```python\nprint(3)\n```";
   const chat = new ScriptedChat(text(block), text(block));
-  const { agent, sandbox } = await agentWith(chat);
+  const { agent, sandbox } = await agentWith(chat, { codeBlocks: "ask" });
   const turn = await agent.ask("x");
   assert.deepEqual(sandbox.ran, []);
   assert.equal(chat.requests.length, 2);
   assert.match((chat.requests[1]?.messages.at(-1) as { content: string }).content, /did not call the run_python tool/);
+  assert.doesNotMatch(String(chat.requests[0]?.messages[0]?.content), /```python/);
   assert.equal(turn.finish, "answer");
 });
 
-test("a python block after a run explains it: it is the answer", async () => {
-  const chat = new ScriptedChat(toolCall("print(1)"), text("I ran:\n```python\nprint(1)\n```"));
+test("a python block is run as the model's program; its result goes back as the user's message", async () => {
+  const chat = new ScriptedChat(
+    text("First:\n```python\ndef f():\n    return 3\n```\nthen\n```py\nprint(f())\n```\nThe output should be 4."),
+    text("It printed 3."),
+  );
   const { agent, sandbox } = await agentWith(chat);
+  const events: AgentEvent[] = [];
+  const turn = await agent.ask("x", { onEvent: (e) => events.push(e) });
+  assert.deepEqual(sandbox.ran, ["def f():\n    return 3\n\nprint(f())"]);
+  const told = String(chat.requests[1]?.messages.at(-1)?.content);
+  assert.match(told, /^Result of your python block:\n/);
+  assert.equal(JSON.parse(told.slice(told.indexOf("\n") + 1)).stdout, "ran def f():\n    return 3\n\nprint(f())\n");
+  assert.deepEqual(
+    events.filter((e) => e.type === "code").map((e) => (e as { form: string }).form),
+    ["bare-python"],
+  );
+  assert.equal(turn.finish, "answer");
+});
+
+test("a python block repeating code that ran explains it: it is the answer; new code runs", async () => {
+  const chat = new ScriptedChat(
+    toolCall("print(1)"),
+    text("Fixed:\n```python\nprint(2)\n```"),
+    text("I ran:\n```python\nprint(2)\n```\nIt printed 2."),
+  );
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("x");
+  assert.deepEqual(sandbox.ran, ["print(1)", "print(2)"]);
+  assert.equal(chat.requests.length, 3);
+  assert.equal(turn.finish, "answer");
+});
+
+test("a python block repeating a program that failed is sent back to be fixed, not taken as the answer", async () => {
+  const block = "```python\nfail()\n```";
+  const chat = new ScriptedChat(text(block), text(block), text("```python\nprint(5)\n```"), text("It is 5."));
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("x");
+  assert.deepEqual(sandbox.ran, ["fail()", "print(5)"]);
+  assert.match(
+    String(chat.requests[2]?.messages.at(-1)?.content),
+    /^That program already ran in this message and failed/,
+  );
+  assert.deepEqual(turn.parts.at(-1), { kind: "text", text: "It is 5." });
+});
+
+test("the prompt tells the model its python blocks run, with an example in that form", async () => {
+  const chat = new ScriptedChat(text("ok"));
+  const agent = await Agent.create({ sandbox: new RecordingSandbox(), model: "m1", chat: chat.fn, verify: "off" });
   await agent.ask("x");
-  assert.deepEqual(sandbox.ran, ["print(1)"]);
-  assert.equal(chat.requests.length, 2);
+  const system = String(chat.requests[0]?.messages[0]?.content);
+  assert.match(system, /one ```python code block \(or call run_python with it\): it is run/);
+  assert.match(system, /You write:\n```python\nwords = /);
+  await assert.rejects(
+    Agent.create({ sandbox: new RecordingSandbox(), model: "m1", chat: chat.fn, codeBlocks: "yes" as "run" }),
+    /codeBlocks must be "run" or "ask"/,
+  );
 });
 
 test("tool-call ids the server reuses across turns are replaced by unique ones", async () => {
@@ -374,7 +425,9 @@ test("a reply that only reads as an attempt to call is told what a valid call is
   assert.equal(invalid.length, 1);
   const told = String(chat.requests[1]?.messages.at(-1)?.content);
   assert.match(told, /^Nothing ran: the reply mentions run_python/);
-  assert.match(told, /<tool_call>\{"name": "run_python", "arguments": \{"code": /);
+  // The help shows the form, never a program a small model would copy and run instead of its own.
+  assert.match(told, /Write the whole program in one ```python code block/);
+  assert.doesNotMatch(told, /print\(/);
   assert.deepEqual(sandbox.ran, ["print(sum(range(10)))"]);
 });
 

@@ -58,3 +58,20 @@ test("a docstring in shown code does not make the reply a call", () => {
   const reply = classifyReply('Here is how:\n```python\ndef f():\n    """{"name": "run_python"}"""\n```');
   assert.equal(reply.form, "bare-python");
 });
+
+test("python blocks are one program; a block calling run_python like a function runs the string it passes", () => {
+  assert.deepEqual(classifyReply("a\n```python\nx = 1\n```\nb\n```py\n  \nprint(x)\n```").calls, [
+    { code: "x = 1\n\nprint(x)" },
+  ]);
+  const wrapped =
+    'Run:\n```python\nfrom tools import run_python\n\nresult = run_python("""\n    def f():\n        return 1\n    print(f())\n""")\n```';
+  assert.deepEqual(classifyReply(wrapped), {
+    form: "bare-python",
+    calls: [{ code: "def f():\n    return 1\nprint(f())" }],
+  });
+  assert.deepEqual(classifyReply('```python\nrun_python(code="print(1)\\nprint(2)")\n```').calls, [
+    { code: "print(1)\nprint(2)" },
+  ]);
+  // A name that only contains run_python is not a call of it.
+  assert.deepEqual(classifyReply('```python\nmy_run_python("x")\n```').calls, [{ code: 'my_run_python("x")' }]);
+});

@@ -9,7 +9,7 @@ import { resultForModel } from "./model-result.js";
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
 import { ToolSet, type Tools } from "../tools.js";
-import { attemptedCall, classifyReply, INVALID_CALL_HELP, type ReplyForm } from "./reply-forms.js";
+import { attemptedCall, classifyReply, CODE_BLOCK_HELP, INVALID_CALL_HELP, type ReplyForm } from "./reply-forms.js";
 import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
 import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
 
@@ -59,6 +59,12 @@ export interface AgentCreateOptions {
   context?: boolean;
   /** The kernel's repair hints in the results the model reads (default true). */
   hints?: boolean;
+  /**
+   * ```python blocks in a reply with no call. "run" (default): run as the model's program when it
+   * is code not yet run in this message (the prompt says so); a block repeating code that ran
+   * explains it. "ask": never run; before any run the model is asked once to call run_python.
+   */
+  codeBlocks?: "run" | "ask";
 }
 
 export interface AskOptions {
@@ -87,7 +93,11 @@ const NUDGE =
   "You wrote Python in a code block but did not call the run_python tool, so nothing ran. " +
   `To run it: ${INVALID_CALL_HELP} If it was only an illustration, answer without running it.`;
 
-const attemptHelp = (problem: string): string => `Nothing ran: ${problem}. ${INVALID_CALL_HELP}`;
+const REPEATED_FAILURE =
+  "That program already ran in this message and failed: read its error and hint above, then " +
+  "write the corrected program. Do not answer before a run has worked.";
+
+const callHelp = (codeBlocks: "run" | "ask"): string => (codeBlocks === "run" ? CODE_BLOCK_HELP : INVALID_CALL_HELP);
 
 const isChatError = (e: unknown): e is ChatError =>
   typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ChatError";
@@ -149,7 +159,9 @@ export class Agent {
       throw new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`);
     if (options.verify !== undefined && options.verify !== "numbers" && options.verify !== "off")
       throw new TypeError(`verify must be "numbers" or "off", got ${JSON.stringify(options.verify)}`);
-    const agent = new Agent({ ...options, maxSteps });
+    if (options.codeBlocks !== undefined && options.codeBlocks !== "run" && options.codeBlocks !== "ask")
+      throw new TypeError(`codeBlocks must be "run" or "ask", got ${JSON.stringify(options.codeBlocks)}`);
+    const agent = new Agent({ ...options, maxSteps, codeBlocks: options.codeBlocks ?? "run" });
     agent.model = options.model;
     return agent;
   }
@@ -220,6 +232,15 @@ export class Agent {
     const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
     let ran = false;
     let nudged = false;
+    // The programs run in this message, and whether each ended OK: a block repeating one that
+    // worked explains it; repeating one that failed is sent back, to be fixed.
+    const programs = new Map<string, boolean>();
+    const runCall = async (call: CodeOrProblem, form: ReplyForm): Promise<string> => {
+      const { content, ok } = await this.runOrRefuse(turn, call, form, signal, emit);
+      if ("code" in call) programs.set(call.code.trim(), ok);
+      return content;
+    };
+    const help = callHelp(this.options.codeBlocks ?? "run");
     // Numbers an answer stated without a run, once sent back (the request gets a step of its own).
     const grounding: { questioned: string[] | null } = { questioned: null };
     const answered = (content: string): boolean => {
@@ -246,7 +267,7 @@ export class Agent {
         const toolCalls = reply.calls.map((call, i) => ({ ...call, id: ids[i] as string }));
         this.messages.push({ role: "assistant", content: reply.content || null, tool_calls: toolCalls });
         for (const [i, call] of calls.entries()) {
-          const content = await this.runOrRefuse(turn, call, form, signal, emit);
+          const content = await runCall(call, form);
           this.messages.push({ role: "tool", tool_call_id: ids[i] as string, content });
         }
         ran ||= calls.some((call) => "code" in call);
@@ -259,27 +280,38 @@ export class Agent {
           // Told once what a valid call is; counted as an invalid call.
           nudged = true;
           emit({ type: "invalid-call", form, problem });
-          this.messages.push({ role: "user", content: attemptHelp(problem) });
+          this.messages.push({ role: "user", content: `Nothing ran: ${problem}. ${help}` });
           continue;
         }
         if (answered(reply.content)) return "answer";
         continue;
       }
       if (form === "bare-python") {
-        // Code shown after runs explains them; before any run it is asked for as a call, once.
-        if (ran || nudged) {
-          if (answered(reply.content)) return "answer";
+        const block = calls[0] as { code: string };
+        const before = programs.get(block.code.trim());
+        if (this.options.codeBlocks === "run" && before === false) {
+          emit({ type: "notice", text: "The model wrote again a program that failed; asking it to fix it." });
+          this.messages.push({ role: "user", content: REPEATED_FAILURE });
           continue;
         }
-        nudged = true;
-        emit({ type: "notice", text: "The model wrote code without running it; asking it to run it with the tool." });
-        this.messages.push({ role: "user", content: NUDGE });
-        continue;
+        if (this.options.codeBlocks === "ask" || before) {
+          // Code shown after runs explains them; before any run it is asked for as a call, once.
+          if (ran || nudged || this.options.codeBlocks === "run") {
+            if (answered(reply.content)) return "answer";
+            continue;
+          }
+          nudged = true;
+          emit({ type: "notice", text: "The model wrote code without running it; asking it to run it with the tool." });
+          this.messages.push({ role: "user", content: NUDGE });
+          continue;
+        }
       }
       // A call written as text: run it and answer as the user, since there is no tool-call id.
       const results: string[] = [];
-      for (const call of calls)
-        results.push(`Result of run_python:\n${await this.runOrRefuse(turn, call, form, signal, emit)}`);
+      const label = form === "bare-python" ? "Result of your python block" : "Result of run_python";
+      for (const call of calls) {
+        results.push(`${label}:\n${await runCall(call, form)}`);
+      }
       this.messages.push({ role: "user", content: results.join("\n\n") });
       ran ||= calls.some((call) => "code" in call);
     }
@@ -374,16 +406,22 @@ export class Agent {
     form: ReplyForm,
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
-  ): Promise<string> {
+  ): Promise<{ content: string; ok: boolean }> {
     if ("problem" in call) {
       emit({ type: "invalid-call", form, problem: call.problem });
-      return JSON.stringify({
+      const content = JSON.stringify({
         outcome: "INVALID_CALL",
         error: `The run_python call could not be run: ${call.problem}.`,
-        help: INVALID_CALL_HELP,
+        // A model that calls natively is told the native form; one writing text, its own options.
+        help: form === "tool_calls" ? INVALID_CALL_HELP : callHelp(this.options.codeBlocks ?? "run"),
       });
+      return { content, ok: false };
     }
-    return resultForModel(await this.run(turn, call.code, form, signal, emit), { hints: this.options.hints ?? true });
+    const result = await this.run(turn, call.code, form, signal, emit);
+    return {
+      content: resultForModel(result, { hints: this.options.hints ?? true }),
+      ok: result.outcome === "OUTCOME_OK",
+    };
   }
 
   private async run(
@@ -415,7 +453,8 @@ export class Agent {
     if (this.options.system !== undefined) return this.options.system;
     const { sandbox } = this.options;
     const agentTools = ToolSet.of(this.options.tools).describe();
-    if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null, agentTools);
+    const style = { codeBlocks: this.options.codeBlocks ?? "run" };
+    if (!sandbox.environment || !sandbox.listFiles) return systemPrompt(null, agentTools, style);
     const [environment, files, preview] = await Promise.all([
       sandbox.environment(),
       sandbox.listFiles(),
@@ -423,7 +462,8 @@ export class Agent {
     ]);
     // A run's tools replace the sandbox's of the same name, as the prompt then says.
     const named = new Map([...(environment.tools ?? []), ...agentTools].map((tool) => [tool.name, tool]));
-    return systemPrompt({ environment, files, preview, resumed: sandbox.resumeReport ?? null }, [...named.values()]);
+    const context = { environment, files, preview, resumed: sandbox.resumeReport ?? null };
+    return systemPrompt(context, [...named.values()], style);
   }
 }
 

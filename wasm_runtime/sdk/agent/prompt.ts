@@ -20,19 +20,32 @@ const INTRO = [
   "for any computation, data question or plot: never guess a number you could compute.",
 ];
 
+/** How the model may ask for a run: see `AgentCreateOptions.codeBlocks`. */
+export interface PromptStyle {
+  codeBlocks?: "run" | "ask";
+}
+
 // How to work, in the order a small model should follow it: look, run, read, answer.
-const METHOD = [
-  "How to work, step by step:",
-  "1. Think in one or two sentences about what to compute, then call run_python with a short program.",
-  "2. print() every value you will use in the answer; the result shows what was printed (stdout) and the last expression's value.",
-  "3. Read the result. If it failed, read its error and `hint`, fix the code and run again; never answer from a failed run.",
-  "4. Data written in the user's message is not in a file: put it into the code as a list, dict or string.",
-  "5. When the printed output answers the question, reply in plain text, quoting the printed numbers exactly.",
-  "",
-  "Example. User: How many words are in 'the cat sat on the mat', and how many are unique?",
-  'You call run_python with code: words = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))',
-  'The result has stdout "6 5". You answer: It has 6 words, 5 of them unique.',
-];
+function method({ codeBlocks = "run" }: PromptStyle): string[] {
+  const blocks = codeBlocks === "run";
+  return [
+    "How to work, step by step:",
+    blocks
+      ? "1. Think in one or two sentences about what to compute, then write a short program in one ```python code block (or call run_python with it): it is run and you get its output."
+      : "1. Think in one or two sentences about what to compute, then call run_python with a short program.",
+    "2. print() every value you will use in the answer; the result shows what was printed (stdout) and the last expression's value.",
+    "3. Read the result. If it failed, read its error and `hint`, fix the code and run again; never answer from a failed run.",
+    "4. Data written in the user's message is not in a file: put it into the code as a list, dict or string.",
+    "5. When the printed output answers the question, reply in plain text, quoting the printed numbers exactly." +
+      (blocks ? " Do not guess a program's output: wait for the result." : ""),
+    "",
+    "Example. User: How many words are in 'the cat sat on the mat', and how many are unique?",
+    blocks
+      ? 'You write:\n```python\nwords = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))\n```'
+      : 'You call run_python with code: words = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))',
+    'The result has stdout "6 5". You answer: It has 6 words, 5 of them unique.',
+  ];
+}
 
 const OUTRO = [
   "When you answer, explain the real output you got; if something could not be computed, say so.",
@@ -42,8 +55,8 @@ const OUTRO = [
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
 
 /** The prompt; without a context (a sandbox that cannot describe itself) only the rules (and the tools). */
-export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = []): string {
-  if (!context) return [...INTRO, "", ...toolsSection(tools), ...METHOD, "", ...OUTRO].join("\n");
+export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = [], style: PromptStyle = {}): string {
+  if (!context) return [...INTRO, "", ...toolsSection(tools), ...method(style), "", ...OUTRO].join("\n");
   const { environment, files } = context;
   const timeoutMs = Number(environment.limits.timeoutMs) || 30_000;
   const packages = Object.entries(environment.packages)
@@ -71,7 +84,7 @@ export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = 
     "",
     ...resumedSection(context.resumed ?? null),
     ...toolsSection(tools),
-    ...METHOD,
+    ...method(style),
     "",
     ...OUTRO,
   ].join("\n");

@@ -84,13 +84,47 @@ const fencedJson: Finder = (text) => {
   return [];
 };
 
-// A ```python block and no call: shown code, which the loop does not run (docs/agent.md).
-const PYTHON_BLOCK = /```(?:python3?|py)[ \t]*\n([\s\S]*?)```/;
+// ```python blocks and no call: run as one program, or not (the agent's `codeBlocks`, docs/agent.md).
+const PYTHON_BLOCKS = /```(?:python3?|py)[ \t]*\n([\s\S]*?)```/g;
 
 const barePython: Finder = (text) => {
-  const code = PYTHON_BLOCK.exec(text)?.[1];
-  return code?.trim() ? [{ code }] : [];
+  const code = [...text.matchAll(PYTHON_BLOCKS)]
+    .map(([, block = ""]) => block.replace(/^\s*\n/, "").trimEnd())
+    .filter((block) => block.trim())
+    .join("\n\n");
+  return code ? [{ code: unwrapped(code) }] : [];
 };
+
+// A block calling run_python as if it were a Python function (`run_python("""…""")`, often after
+// `from tools import run_python`): its program is the string it passes.
+const WRAPPED_CALL = new RegExp(
+  `\\b${TOOL_NAME}\\(\\s*(?:code\\s*=\\s*)?(?:r?"""([\\s\\S]*?)"""|r?'''([\\s\\S]*?)'''|("(?:[^"\\\\\\n]|\\\\.)*"))\\s*\\)`,
+  "g",
+);
+
+function unwrapped(code: string): string {
+  const programs = [...code.matchAll(WRAPPED_CALL)].map(([, double, single, quoted]) => {
+    if (quoted === undefined) return dedent(double ?? single ?? "");
+    try {
+      return String(JSON.parse(quoted));
+    } catch {
+      return "";
+    }
+  });
+  const program = programs.filter((p) => p.trim()).join("\n\n");
+  return program || code;
+}
+
+/** Python's textwrap.dedent, enough for a program written inside a string. */
+function dedent(text: string): string {
+  const lines = text
+    .replace(/^\s*\n/, "")
+    .trimEnd()
+    .split("\n");
+  const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
+  const common = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(common)).join("\n");
+}
 
 const TEXT_FORMS: [ReplyForm, Finder][] = [
   ["hermes", hermes],
@@ -126,11 +160,19 @@ function namedCall(value: unknown): CodeOrProblem | null {
   return codeIn(args) ?? { problem: "its `code` argument is missing or empty" };
 }
 
-/** What a valid call looks like: told to a model whose call could not be run. */
+/**
+ * What a valid call looks like: told to a model whose call could not be run. The shape only, with
+ * no program in it: a small model copies a runnable example instead of writing its own.
+ */
 export const INVALID_CALL_HELP =
   "Call the run_python tool with one argument, `code`: the whole program as one string. Without " +
   'native tool calls, write exactly: <tool_call>{"name": "run_python", "arguments": {"code": ' +
-  '"print(sum(range(10)))"}}</tool_call>';
+  '"<your program>"}}</tool_call>';
+
+/** The same, for an agent that runs ```python blocks: the form small models write most reliably. */
+export const CODE_BLOCK_HELP =
+  "Write the whole program in one ```python code block: it is run and you get its output. " +
+  "(Or call the run_python tool with one argument, `code`.)";
 
 // A reply with no call in it that still reads as an attempt at one: the tool named, a tag or a
 // code fence left unmarked; a model that meant to run code gets told how instead of stopping.

@@ -22,6 +22,14 @@ export function assistOptions(search = location.search): Pick<AgentCreateOptions
   return off ? { verify: "off", context: false, hints: false } : { verify: "numbers" };
 }
 
+/**
+ * `?codeblocks=ask` in the page's URL: ```python blocks the model writes are not run (it is asked
+ * to call run_python instead), to measure what running them brings. Run by default.
+ */
+export function codeBlockOptions(search = location.search): Pick<AgentCreateOptions, "codeBlocks"> {
+  return { codeBlocks: new URLSearchParams(search).get("codeblocks") === "ask" ? "ask" : "run" };
+}
+
 /** The app's backend proxy: the server keeps the API key. */
 export const PROXY: HttpChatOptions = { baseUrl: "/api" };
 
@@ -91,6 +99,7 @@ export class Conversation {
         transcript: this.transcript,
         messages: this.saved.messages,
         ...assistOptions(),
+        ...codeBlockOptions(),
       });
     }
     this.agent.model = model;
