@@ -69,6 +69,18 @@ test("an answer with a number no run printed is sent back once, naming it; a com
   assert.ok(!events.some((e) => e.type === "ungrounded"));
 });
 
+test("the request to compute quotes what the last successful run printed, for the model to copy", async () => {
+  const chat = new ScriptedChat(toolCall("print(-20.97)"), text("The growth is 0.34."), text("It is -20.97."));
+  const { agent } = await agentWith(chat);
+  const turn = await agent.ask("growth?");
+  const asked = String(chat.requests[2]?.messages.at(-1)?.content);
+  assert.match(
+    asked,
+    /no run printed or returned: 0\.34\. .* The last run printed:\nran print\(-20\.97\)\nIf that answers/s,
+  );
+  assert.equal(turn.ungrounded, undefined);
+});
+
 test("numbers still unproven after the one request are the turn's `ungrounded`", async () => {
   const chat = new ScriptedChat(text("The mean is 0.0534 of 512 values."), text("I am sure: 0.0534 of 512."));
   const { agent } = await agentWith(chat);

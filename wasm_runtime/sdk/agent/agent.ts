@@ -5,7 +5,7 @@ import type { Environment, ExecutionResult, FileInfo } from "../../protocol/type
 import { httpChat, type HttpChatOptions } from "./chat-http.js";
 import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
 import { groundingRequest, groundingSources, ungroundedNumbers } from "./grounding.js";
-import { resultForModel } from "./model-result.js";
+import { capText, reportText, resultForModel, resultTextForModel } from "./model-result.js";
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
 import { ToolSet, type Tools } from "../tools.js";
@@ -252,7 +252,7 @@ export class Agent {
           type: "notice",
           text: `Asking the model to compute the numbers no run produced: ${missing.join(", ")}.`,
         });
-        this.messages.push({ role: "user", content: groundingRequest(missing) });
+        this.messages.push({ role: "user", content: groundingRequest(missing, lastPrinted(turn)) });
         return false;
       }
       if (missing.length) this.markUngrounded(turn, missing, emit);
@@ -407,21 +407,22 @@ export class Agent {
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
   ): Promise<{ content: string; ok: boolean }> {
+    // A native call is answered in a tool message, as JSON; a call written as text, in text.
+    const native = form === "tool_calls";
     if ("problem" in call) {
       emit({ type: "invalid-call", form, problem: call.problem });
-      const content = JSON.stringify({
+      const report = {
         outcome: "INVALID_CALL",
         error: `The run_python call could not be run: ${call.problem}.`,
         // A model that calls natively is told the native form; one writing text, its own options.
-        help: form === "tool_calls" ? INVALID_CALL_HELP : callHelp(this.options.codeBlocks ?? "run"),
-      });
-      return { content, ok: false };
+        help: native ? INVALID_CALL_HELP : callHelp(this.options.codeBlocks ?? "run"),
+      };
+      return { content: native ? JSON.stringify(report) : reportText(report), ok: false };
     }
     const result = await this.run(turn, call.code, form, signal, emit);
-    return {
-      content: resultForModel(result, { hints: this.options.hints ?? true }),
-      ok: result.outcome === "OUTCOME_OK",
-    };
+    const options = { hints: this.options.hints ?? true };
+    const content = native ? resultForModel(result, options) : resultTextForModel(result, options);
+    return { content, ok: result.outcome === "OUTCOME_OK" };
   }
 
   private async run(
@@ -465,6 +466,14 @@ export class Agent {
     const context = { environment, files, preview, resumed: sandbox.resumeReport ?? null };
     return systemPrompt(context, [...named.values()], style);
   }
+}
+
+/** What this turn's last successful run printed (stdout, then its value), capped. */
+function lastPrinted(turn: Turn): string {
+  const last = [...turn.parts].reverse().find((p) => p.kind === "code_execution_result" && p.outcome === "OUTCOME_OK");
+  if (last?.kind !== "code_execution_result") return "";
+  const { stdout, value } = last.result;
+  return capText([stdout, value?.["text/plain"] ?? ""].filter(Boolean).join("\n"), 1_500);
 }
 
 const isEmpty = (reply: ModelReply): boolean => !reply.content.trim() && reply.calls.length === 0;

@@ -84,8 +84,14 @@ export function groundingSources(transcript: Transcript): string[] {
   return sources.filter(Boolean);
 }
 
-/** Asked once when an answer states numbers no run produced. */
-export const groundingRequest = (numbers: string[]): string =>
+/**
+ * Asked once when an answer states numbers no run produced. With the last run's printed output
+ * quoted: a small model that misread a result copies the right numbers from it.
+ */
+export const groundingRequest = (numbers: string[], lastOutput = ""): string =>
   `Your answer states numbers that no run printed or returned: ${numbers.join(", ")}. ` +
-  "Do not state numbers you did not compute. Call run_python to compute and print them, " +
-  "then answer again using only the printed values.";
+  "Do not state numbers you did not compute." +
+  (lastOutput.trim()
+    ? ` The last run printed:\n${lastOutput.trimEnd()}\nIf that answers the question, answer again quoting ` +
+      "those printed values exactly; otherwise run code that prints what is missing, then answer."
+    : " Run code to compute and print them, then answer again using only the printed values.");

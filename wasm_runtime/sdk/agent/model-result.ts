@@ -21,7 +21,36 @@ export interface ModelResultOptions {
   hints?: boolean;
 }
 
+/** The result as JSON: the content of a `tool` message, answering a native tool call. */
 export function resultForModel(result: ExecutionResult, options: ModelResultOptions = {}): string {
+  return JSON.stringify(modelReport(result, options), null, 1);
+}
+
+/**
+ * The same report as plain text, for a call written as text (answered in a user message): small
+ * models read printed output far better than a JSON string full of `\n` escapes.
+ */
+export function resultTextForModel(result: ExecutionResult, options: ModelResultOptions = {}): string {
+  return reportText(modelReport(result, options));
+}
+
+/** A report (`key: value`, nested objects indented, multi-line values on their own lines). */
+export function reportText(report: Record<string, unknown>): string {
+  const lines: string[] = [];
+  const add = (key: string, value: unknown, indent = ""): void => {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      lines.push(`${indent}${key}:`);
+      for (const [inner, v] of Object.entries(value)) add(inner, v, `${indent}  `);
+    } else {
+      const text = Array.isArray(value) ? value.join("; ") : String(value);
+      lines.push(text.includes("\n") ? `${indent}${key}:\n${text.trimEnd()}` : `${indent}${key}: ${text}`);
+    }
+  };
+  for (const [key, value] of Object.entries(report)) add(key, value);
+  return lines.join("\n");
+}
+
+function modelReport(result: ExecutionResult, options: ModelResultOptions): Record<string, unknown> {
   const hints = options.hints ?? true;
   const images = result.displays.filter((d) => d.mime.startsWith("image/")).length;
   const report: Record<string, unknown> = { outcome: shortOutcome(result) };
@@ -65,7 +94,7 @@ export function resultForModel(result: ExecutionResult, options: ModelResultOpti
       ? "the run was stopped at its deadline and the sandbox restarted: variables are gone, files kept"
       : "the run was interrupted at its deadline; variables defined before it are still there";
   }
-  return JSON.stringify(report, null, 1);
+  return report;
 }
 
 /** A short plain-text rendering for transcripts and notebooks (`output` of a result part). */

@@ -43,14 +43,11 @@ function method({ codeBlocks = "run" }: PromptStyle): string[] {
     blocks
       ? 'You write:\n```python\nwords = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))\n```'
       : 'You call run_python with code: words = "the cat sat on the mat".split()\nprint(len(words), len(set(words)))',
-    'The result has stdout "6 5". You answer: It has 6 words, 5 of them unique.',
+    "The result: 6 5 printed. You answer: It has 6 words, 5 of them unique.",
   ];
 }
 
-const OUTRO = [
-  "When you answer, explain the real output you got; if something could not be computed, say so.",
-  "Never state a number that no run printed.",
-];
+const OUTRO = ["If something could not be computed, say so in the answer."];
 
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
 
