@@ -164,7 +164,11 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float, row: str) -> O
 
     page.on("requestfinished", keep_reply)
     page.goto(url + ROW_QUERY.get(row, ""))
-    page.get_by_text("Sandbox: ready").wait_for(timeout=180_000)
+    try:
+        page.get_by_text("Sandbox: ready").wait_for(timeout=300_000)
+    except Exception:  # a page that never got ready fails this task, not the whole run
+        outcome.shown_failures = ["the sandbox was not ready within 300 s"]
+        return outcome
     if task.upload:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / task.upload[0]

@@ -33,6 +33,20 @@ def test_csv_columns_dtypes_count_and_first_rows(tmp_path: Path) -> None:
     assert "east" in text  # the third row, the last one shown
 
 
+def test_a_text_column_with_repeated_values_says_how_many_distinct(tmp_path: Path) -> None:
+    rows = "".join(f"C{n % 4},{n}\n" for n in range(10))
+    (tmp_path / "orders.csv").write_text("customer,amount\n" + rows)
+    people_rows = '{"name": "a", "team": "x"}\n{"name": "b", "team": "x"}\n'
+    (tmp_path / "people.jsonl").write_text(people_rows)
+    text = describe_workspace(str(tmp_path))
+    orders = block(text, "orders.csv")
+    assert '"customer" object (text; 4 distinct values in 10 rows, repeated)' in orders
+    assert '"amount" int64' in orders
+    people = block(text, "people.jsonl")
+    assert '"name" object (text)' in people  # all distinct: nothing added
+    assert '"team" object (text; 1 distinct value in 2 rows, repeated)' in people
+
+
 def test_tsv_and_only_three_rows_shown(tmp_path: Path) -> None:
     rows = "".join(f"{n}\tname{n}\n" for n in range(10))
     (tmp_path / "t.tsv").write_text("id\tname\n" + rows)

@@ -113,6 +113,17 @@ def value_dtype(values: Iterable[object]) -> str:
     return "mixed (" + ", ".join(sorted(kinds)) + ")"
 
 
+def with_repeats(dtype: str, values: Iterable[object]) -> str:
+    """A text column's dtype, with how few distinct values it has when they repeat: a sign that
+    rows are per entity and must be grouped (a model otherwise sums or ranks rows as they are)."""
+    present = [v for v in values if v not in ("", None)]
+    distinct = len({str(v) for v in present})
+    if not dtype.startswith("object (text)") or distinct == len(present):
+        return dtype
+    plural = "" if distinct == 1 else "s"
+    return f"{dtype[:-1]}; {distinct} distinct value{plural} in {len(present)} rows, repeated)"
+
+
 def _columns_line(names: list[str], dtypes: list[str]) -> str:
     return "columns: " + ", ".join(f"{quote(n)} {t}" for n, t in zip(names, dtypes, strict=False))
 
@@ -146,7 +157,8 @@ def describe_delimited(path: str, size: int) -> str:
         return "empty"
     header, body = rows[0], rows[1:]
     typed = body[:TYPED_ROWS]
-    dtypes = [text_dtype(r[i] if i < len(r) else "" for r in typed) for i in range(len(header))]
+    columns = [[r[i] if i < len(r) else "" for r in typed] for i in range(len(header))]
+    dtypes = [with_repeats(text_dtype(values), values) for values in columns]
     count = (
         f"{len(body)} rows"
         if complete
@@ -219,8 +231,9 @@ def _records(records: list[object]) -> str:
         names: list[str] = []
         for r in dicts:
             names.extend(k for k in r if k not in names)
-        dtypes = [value_dtype(r.get(n) for r in dicts) for n in names]
         rows = [[r.get(n) for n in names] for r in dicts]
+        columns = [[row[i] for row in rows] for i in range(len(names))]
+        dtypes = [with_repeats(value_dtype(values), values) for values in columns]
         return "\n".join([_columns_line(names, dtypes), "first records:", *_rows_lines(rows)])
     return "first items:\n" + "\n".join(f"  {json_row([r])}" for r in records[:SHOWN_ROWS])
 
