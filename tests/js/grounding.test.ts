@@ -81,6 +81,28 @@ test("the request to compute quotes what the last successful run printed, for th
   assert.equal(turn.ungrounded, undefined);
 });
 
+test("an answer after a failed run is sent back once to be fixed; with verify off it stands", async () => {
+  const chat = new ScriptedChat(
+    toolCall("fail()"),
+    text("It could not be done."),
+    toolCall("print(7)"),
+    text("It is 7."),
+  );
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("x?");
+  assert.match(
+    String(chat.requests[2]?.messages.at(-1)?.content),
+    /^Your last run failed: OUTCOME_FAILED\. Fix the program/,
+  );
+  assert.deepEqual(sandbox.ran, ["fail()", "print(7)"]);
+  assert.deepEqual(turn.parts.at(-1), { kind: "text", text: "It is 7." });
+
+  const off = new ScriptedChat(toolCall("fail()"), text("It could not be done."));
+  const { agent: unchecked } = await agentWith(off, "off");
+  assert.equal((await unchecked.ask("x?")).finish, "answer");
+  assert.equal(off.requests.length, 2);
+});
+
 test("numbers still unproven after the one request are the turn's `ungrounded`", async () => {
   const chat = new ScriptedChat(text("The mean is 0.0534 of 512 values."), text("I am sure: 0.0534 of 512."));
   const { agent } = await agentWith(chat);

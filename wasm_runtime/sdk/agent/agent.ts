@@ -4,7 +4,14 @@
 import type { Environment, ExecutionResult, FileInfo } from "../../protocol/types.js";
 import { httpChat, type HttpChatOptions } from "./chat-http.js";
 import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-types.js";
-import { groundingRequest, groundingSources, ungroundedNumbers } from "./grounding.js";
+import {
+  groundingRequest,
+  groundingSources,
+  repairRequest,
+  RUN_HOW,
+  ungroundedNumbers,
+  type RunFailure,
+} from "./grounding.js";
 import { capText, reportText, resultForModel, resultTextForModel } from "./model-result.js";
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
@@ -243,7 +250,17 @@ export class Agent {
     const help = callHelp(this.options.codeBlocks ?? "run");
     // Numbers an answer stated without a run, once sent back (the request gets a step of its own).
     const grounding: { questioned: string[] | null } = { questioned: null };
+    const runHow = this.options.codeBlocks === "ask" ? RUN_HOW.tool : RUN_HOW.block;
+    let repairAsked = false;
     const answered = (content: string): boolean => {
+      // An answer after a failed run is sent back once, with the error, to be fixed first.
+      const failure = this.options.verify === "off" || repairAsked ? null : lastFailure(turn);
+      if (failure) {
+        repairAsked = true;
+        emit({ type: "notice", text: "The model answered after a failed run; asking it to fix the code first." });
+        this.messages.push({ role: "user", content: repairRequest(failure, runHow) });
+        return false;
+      }
       const missing =
         this.options.verify === "off" ? [] : ungroundedNumbers(content, groundingSources(this.transcript));
       if (missing.length && grounding.questioned === null) {
@@ -252,7 +269,7 @@ export class Agent {
           type: "notice",
           text: `Asking the model to compute the numbers no run produced: ${missing.join(", ")}.`,
         });
-        this.messages.push({ role: "user", content: groundingRequest(missing, lastPrinted(turn)) });
+        this.messages.push({ role: "user", content: groundingRequest(missing, lastPrinted(turn), runHow) });
         return false;
       }
       if (missing.length) this.markUngrounded(turn, missing, emit);
@@ -466,6 +483,14 @@ export class Agent {
     const context = { environment, files, preview, resumed: sandbox.resumeReport ?? null };
     return systemPrompt(context, [...named.values()], style);
   }
+}
+
+/** The failure of this turn's last run, or null when it worked (or nothing ran). */
+function lastFailure(turn: Turn): RunFailure | null {
+  const last = [...turn.parts].reverse().find((p) => p.kind === "code_execution_result");
+  if (last?.kind !== "code_execution_result" || last.outcome === "OUTCOME_OK") return null;
+  const { error } = last.result;
+  return error ? { what: `${error.name}: ${error.message}`, hint: error.hint } : { what: last.outcome };
 }
 
 /** What this turn's last successful run printed (stdout, then its value), capped. */

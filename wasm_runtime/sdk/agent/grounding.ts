@@ -88,10 +88,27 @@ export function groundingSources(transcript: Transcript): string[] {
  * Asked once when an answer states numbers no run produced. With the last run's printed output
  * quoted: a small model that misread a result copies the right numbers from it.
  */
-export const groundingRequest = (numbers: string[], lastOutput = ""): string =>
+export const groundingRequest = (numbers: string[], lastOutput = "", runHow: string = RUN_HOW.tool): string =>
   `Your answer states numbers that no run printed or returned: ${numbers.join(", ")}. ` +
   "Do not state numbers you did not compute." +
   (lastOutput.trim()
     ? ` The last run printed:\n${lastOutput.trimEnd()}\nIf that answers the question, answer again quoting ` +
-      "those printed values exactly; otherwise run code that prints what is missing, then answer."
-    : " Run code to compute and print them, then answer again using only the printed values.");
+      `those printed values exactly; otherwise ${runHow} that prints what is missing, then answer.`
+    : ` ${capitalised(runHow)} that computes and prints them, then answer again using only the printed values.`);
+
+/** How the model is told to run code, by the agent's `codeBlocks`. */
+export const RUN_HOW = { tool: "call run_python with code", block: "write a ```python block" } as const;
+
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** What a failed run said: its error (or outcome), and the kernel's hint. */
+export interface RunFailure {
+  what: string;
+  hint?: string | null;
+}
+
+/** Asked once when the model answers while the message's last run had failed. */
+export const repairRequest = (failure: RunFailure, runHow: string = RUN_HOW.tool): string =>
+  `Your last run failed: ${failure.what}.` +
+  (failure.hint ? ` Hint: ${failure.hint}` : "") +
+  ` Fix the program and ${runHow} to run it again; answer only from a run that worked.`;
