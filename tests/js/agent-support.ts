@@ -77,6 +77,7 @@ export class RecordingSandbox implements AgentSandbox {
       return okResult("", "OUTCOME_CANCELLED");
     }
     if (code.startsWith("fail")) return okResult("", "OUTCOME_FAILED");
+    if (code.startsWith("slow")) return okResult("", "OUTCOME_DEADLINE_EXCEEDED");
     options.onStdout?.(`ran ${code}\n`);
     return okResult(`ran ${code}\n`);
   }

@@ -283,6 +283,14 @@ test("a python block repeating a program that failed is sent back to be fixed, n
   assert.deepEqual(turn.parts.at(-1), { kind: "text", text: "It is 5." });
 });
 
+test("a python block repeating a program stopped at its deadline runs again: the code was not at fault", async () => {
+  const block = "```python\nslow()\n```";
+  const chat = new ScriptedChat(text(block), text(block), text("It took too long."));
+  const { agent, sandbox } = await agentWith(chat);
+  await agent.ask("x");
+  assert.deepEqual(sandbox.ran, ["slow()", "slow()"]);
+});
+
 test("the prompt tells the model its python blocks run, with an example in that form", async () => {
   const chat = new ScriptedChat(text("ok"));
   const agent = await Agent.create({ sandbox: new RecordingSandbox(), model: "m1", chat: chat.fn, verify: "off" });

@@ -92,7 +92,7 @@ test("an answer after a failed run is sent back once to be fixed; with verify of
   const turn = await agent.ask("x?");
   assert.match(
     String(chat.requests[2]?.messages.at(-1)?.content),
-    /^Your last run failed: OUTCOME_FAILED\. Fix the program/,
+    /^Your last run failed: it ended as OUTCOME_FAILED\. Fix the program/,
   );
   assert.deepEqual(sandbox.ran, ["fail()", "print(7)"]);
   assert.deepEqual(turn.parts.at(-1), { kind: "text", text: "It is 7." });

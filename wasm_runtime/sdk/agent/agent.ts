@@ -241,10 +241,13 @@ export class Agent {
     let nudged = false;
     // The programs run in this message, and whether each ended OK: a block repeating one that
     // worked explains it; repeating one that failed is sent back, to be fixed.
-    const programs = new Map<string, boolean>();
+    const programs = new Map<string, "worked" | "failed">();
     const runCall = async (call: CodeOrProblem, form: ReplyForm): Promise<string> => {
-      const { content, ok } = await this.runOrRefuse(turn, call, form, signal, emit);
-      if ("code" in call) programs.set(call.code.trim(), ok);
+      const { content, outcome } = await this.runOrRefuse(turn, call, form, signal, emit);
+      // Only an error is the program's fault: one stopped at its deadline may run again.
+      const verdict = outcome === "OUTCOME_OK" ? "worked" : outcome === "OUTCOME_FAILED" ? "failed" : null;
+      if ("code" in call && verdict) programs.set(call.code.trim(), verdict);
+      else if ("code" in call) programs.delete(call.code.trim());
       return content;
     };
     const help = callHelp(this.options.codeBlocks ?? "run");
@@ -306,12 +309,12 @@ export class Agent {
       if (form === "bare-python") {
         const block = calls[0] as { code: string };
         const before = programs.get(block.code.trim());
-        if (this.options.codeBlocks === "run" && before === false) {
+        if (this.options.codeBlocks === "run" && before === "failed") {
           emit({ type: "notice", text: "The model wrote again a program that failed; asking it to fix it." });
           this.messages.push({ role: "user", content: REPEATED_FAILURE });
           continue;
         }
-        if (this.options.codeBlocks === "ask" || before) {
+        if (this.options.codeBlocks === "ask" || before === "worked") {
           // Code shown after runs explains them; before any run it is asked for as a call, once.
           if (ran || nudged || this.options.codeBlocks === "run") {
             if (answered(reply.content)) return "answer";
@@ -423,7 +426,7 @@ export class Agent {
     form: ReplyForm,
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
-  ): Promise<{ content: string; ok: boolean }> {
+  ): Promise<{ content: string; outcome: string }> {
     // A native call is answered in a tool message, as JSON; a call written as text, in text.
     const native = form === "tool_calls";
     if ("problem" in call) {
@@ -434,12 +437,12 @@ export class Agent {
         // A model that calls natively is told the native form; one writing text, its own options.
         help: native ? INVALID_CALL_HELP : callHelp(this.options.codeBlocks ?? "run"),
       };
-      return { content: native ? JSON.stringify(report) : reportText(report), ok: false };
+      return { content: native ? JSON.stringify(report) : reportText(report), outcome: report.outcome };
     }
     const result = await this.run(turn, call.code, form, signal, emit);
     const options = { hints: this.options.hints ?? true };
     const content = native ? resultForModel(result, options) : resultTextForModel(result, options);
-    return { content, ok: result.outcome === "OUTCOME_OK" };
+    return { content, outcome: result.outcome };
   }
 
   private async run(
@@ -490,7 +493,8 @@ function lastFailure(turn: Turn): RunFailure | null {
   const last = [...turn.parts].reverse().find((p) => p.kind === "code_execution_result");
   if (last?.kind !== "code_execution_result" || last.outcome === "OUTCOME_OK") return null;
   const { error } = last.result;
-  return error ? { what: `${error.name}: ${error.message}`, hint: error.hint } : { what: last.outcome };
+  if (last.outcome !== "OUTCOME_FAILED" || !error) return { what: `it ended as ${last.outcome}` };
+  return { what: `${error.name}: ${error.message}`, hint: error.hint };
 }
 
 /** What this turn's last successful run printed (stdout, then its value), capped. */
