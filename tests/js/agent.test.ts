@@ -248,6 +248,12 @@ test("a python block is run as the model's program; its result goes back as the 
   assert.deepEqual(sandbox.ran, ["def f():\n    return 3\n\nprint(f())"]);
   const told = String(chat.requests[1]?.messages.at(-1)?.content);
   assert.match(told, /^Result of your python block:\n/);
+  // The guessed output after the blocks is not sent back: the model reads the real one only.
+  assert.equal(
+    chat.requests[1]?.messages[2]?.content,
+    "First:\n```python\ndef f():\n    return 3\n```\nthen\n```py\nprint(f())\n```",
+  );
+  assert.match(String(turn.parts.find((p) => p.kind === "text")?.text), /The output should be 4\./);
   // In plain text, not JSON: what was printed reads as printed.
   assert.equal(told, "Result of your python block:\noutcome: OK\nstdout:\nran def f():\n    return 3\n\nprint(f())");
   assert.deepEqual(

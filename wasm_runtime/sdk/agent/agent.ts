@@ -16,7 +16,14 @@ import { capText, reportText, resultForModel, resultTextForModel } from "./model
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
 import { ToolSet, type Tools } from "../tools.js";
-import { attemptedCall, classifyReply, CODE_BLOCK_HELP, INVALID_CALL_HELP, type ReplyForm } from "./reply-forms.js";
+import {
+  attemptedCall,
+  classifyReply,
+  CODE_BLOCK_HELP,
+  INVALID_CALL_HELP,
+  throughLastBlock,
+  type ReplyForm,
+} from "./reply-forms.js";
 import { RUN_PYTHON_TOOL, ToolCallAssembler, type CodeOrProblem } from "./tool-calls.js";
 import { appendText, newTranscript, startTurn, type Part, type Transcript, type Turn } from "./transcript.js";
 
@@ -325,6 +332,9 @@ export class Agent {
           this.messages.push({ role: "user", content: NUDGE });
           continue;
         }
+        // What the model wrote after its blocks is a guess at their output: the model must read
+        // the real one, not its own guess, in the conversation it is sent.
+        this.messages[this.messages.length - 1] = { role: "assistant", content: throughLastBlock(reply.content) };
       }
       // A call written as text: run it and answer as the user, since there is no tool-call id.
       const results: string[] = [];

@@ -95,6 +95,13 @@ const barePython: Finder = (text) => {
   return code ? [{ code: unwrapped(code) }] : [];
 };
 
+/** The reply up to the end of its last python block: what follows it is not the model's program. */
+export function throughLastBlock(text: string): string {
+  const blocks = [...text.matchAll(PYTHON_BLOCKS)];
+  const last = blocks.at(-1);
+  return last?.index === undefined ? text : text.slice(0, last.index + last[0].length);
+}
+
 // A block calling run_python as if it were a Python function (`run_python("""…""")`, often after
 // `from tools import run_python`): its program is the string it passes.
 const WRAPPED_CALL = new RegExp(
