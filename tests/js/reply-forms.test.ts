@@ -72,6 +72,13 @@ test("python blocks are one program; a block calling run_python like a function 
   assert.deepEqual(classifyReply('```python\nrun_python(code="print(1)\\nprint(2)")\n```').calls, [
     { code: "print(1)\nprint(2)" },
   ]);
+  // The tool imported as a module: the line goes, the program stays.
+  assert.deepEqual(classifyReply("```python\nfrom tools import run_python\nx = 2\nprint(x)\n```").calls, [
+    { code: "x = 2\nprint(x)" },
+  ]);
+  assert.deepEqual(classifyReply("```python\nfrom tools import run_python, other\n```").calls, [
+    { code: "from tools import run_python, other" },
+  ]);
   // A name that only contains run_python is not a call of it.
   assert.deepEqual(classifyReply('```python\nmy_run_python("x")\n```').calls, [{ code: 'my_run_python("x")' }]);
 });

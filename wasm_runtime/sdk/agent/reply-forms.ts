@@ -92,8 +92,20 @@ const barePython: Finder = (text) => {
     .map(([, block = ""]) => block.replace(/^\s*\n/, "").trimEnd())
     .filter((block) => block.trim())
     .join("\n\n");
-  return code ? [{ code: unwrapped(code) }] : [];
+  return code ? [{ code: withoutToolImport(unwrapped(code)) }] : [];
 };
+
+// `from tools import run_python`: the tool imported as if it were a Python module. It is not one
+// (the block itself is the run), so the line would only fail the program.
+const TOOL_IMPORT = new RegExp(
+  `^[ \\t]*(?:from[ \\t]+[\\w.]+[ \\t]+)?import[ \\t]+${TOOL_NAME}[ \\t]*(?:#.*)?(?:\\n|$)`,
+  "gm",
+);
+
+function withoutToolImport(code: string): string {
+  const stripped = code.replace(TOOL_IMPORT, "");
+  return stripped.trim() ? stripped : code;
+}
 
 /** The reply up to the end of its last python block: what follows it is not the model's program. */
 export function throughLastBlock(text: string): string {
