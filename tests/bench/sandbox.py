@@ -2,7 +2,8 @@
 shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-`--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a
+W1–W4 also in raw Pyodide, tests/bench/raw.py, in the same run, with each row's ratio to it;
+`--only raw` prints those rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a
 no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only describe` the
 agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone, and with
 WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating). Several engines:
@@ -18,10 +19,11 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from tests.bench import sessions
+from tests.bench import raw, sessions
 from tests.bench.checkout_server import checkout_server
+from tests.bench.raw import W1, W2, W3, W4
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
 from tests.support.engines import ENGINE_GAPS, ENGINES, EngineBrowser, EnginePage, launch
@@ -29,12 +31,6 @@ from tests.support.servers import running
 
 RUNS = 5
 BOOT_TIMEOUT_MS = 180_000
-W4 = (
-    "import numpy as np, pandas as pd; rng = np.random.default_rng(0); "
-    'df = pd.DataFrame({"customer": rng.integers(0, 50, 100_000).astype(str), '
-    '"revenue": rng.random(100_000) * 1000}); '
-    'print(df.groupby("customer").revenue.sum().nlargest(5))'
-)
 W7_URLLIB = "import urllib.request; urllib.request.urlopen('http://127.0.0.1:18999/')"
 W7_FETCH = "from js import fetch; await fetch('http://127.0.0.1:18999/')"
 
@@ -49,13 +45,13 @@ TIME_RUN = """async ([code, create, opts]) => {
   return { create: t1 - t0, run: t2 - t1, total: t2 - t0, outcome: r.outcome,
            stdout: r.stdout.length, stateLost: r.stateLost };
 }"""
-WARM_CALLS = """async () => {
+WARM_CALLS = """async (code) => {
   const sb = await wasmbox.Sandbox.create();
-  await sb.execute("1+1");
+  await sb.execute(code);
   const times = [];
   for (let i = 0; i < 5; i++) {
     const t = performance.now();
-    await sb.execute("1+1");
+    await sb.execute(code);
     times.push(performance.now() - t);
   }
   await sb.close();
@@ -166,8 +162,9 @@ def cold_start(browser: EngineBrowser, url: str, runs: int, same_page: bool) -> 
         visit(page, url)
         samples.append(
             page.evaluate(
-                "async () => { const sb = await wasmbox.Sandbox.create();"
-                " await sb.execute('print(1+1)'); return performance.now(); }"
+                "async (code) => { const sb = await wasmbox.Sandbox.create();"
+                " await sb.execute(code); return performance.now(); }",
+                W1,
             )
         )
     page.close()
@@ -219,7 +216,19 @@ def repeat(
     return [page.evaluate(TIME_RUN, [code, create or {}, {}])[key] for _ in range(RUNS)]
 
 
-Row = Callable[[str, str], None]
+class Row(Protocol):
+    """Prints a row; given its samples, keeps them for the ratios to raw Pyodide."""
+
+    def __call__(self, label: str, text: str, samples: list[float] | None = None) -> None: ...
+
+
+# Sandbox rows set beside raw Pyodide's (tests/bench/raw.py): the label, and the raw row.
+RAW_ROWS = {
+    "W1 cold start, warm browser cache (repeat visit)": "W1",
+    "W2 warm round trip 1+1 (5 calls x 5 sessions)": "W2",
+    "W3 first numpy import + sum (not preloaded)": "W3",
+    "W4 pandas group/sum/top 5": "W4",
+}
 
 
 class Table:
@@ -232,9 +241,12 @@ class Table:
         self.section_of: dict[str, str] = {}
         self.failed: dict[tuple[str, str], str] = {}
         self.placeholders: set[str] = set()  # a failed section's own row, until it prints rows
+        self.samples: dict[tuple[str, str], list[float]] = {}
 
     def writer(self, engine: str, section: str) -> Row:
-        def row(label: str, text: str) -> None:
+        def row(label: str, text: str, samples: list[float] | None = None) -> None:
+            if samples:
+                self.samples[(engine, label)] = samples
             self.section_of.setdefault(label, section)
             self.cells.setdefault(label, {})[engine] = text.strip()
             if len(self.engines) == 1:  # one engine: print as it comes, as before
@@ -297,6 +309,14 @@ def measure(engine: str, only: str, table: Table) -> str:
             except Exception as error:  # a row that cannot run here says why in its cell
                 table.fail(engine, name, error)
 
+        if only == "raw":  # the rows set beside raw Pyodide's, alone
+            section("W1 cold", lambda row: w1_repeat_visit(browser, url, row))
+            opened = state.setdefault("page", open_page(browser, url))
+            section("W2", lambda row: w2_alone(opened, row))
+            section("W3", lambda row: w3_first(opened, row))
+            section("W4", lambda row: w4_first(opened, row))
+            close(state)
+            return f"{browser.name} {browser.version}"
         if only == "w11":
             section("W11", lambda row: w11_against_baseline(browser, url, row))
             return f"{browser.name} {browser.version}"
@@ -362,10 +382,12 @@ def w1_cold(browser: EngineBrowser, url: str, row: Row) -> None:
         "W1 cold start, cold browser cache (new page)",
         summary(cold_start(browser, url, RUNS, False)),
     )
-    row(
-        "W1 cold start, warm browser cache (repeat visit)",
-        summary(cold_start(browser, url, RUNS + 1, True)[1:]),
-    )
+    w1_repeat_visit(browser, url, row)
+
+
+def w1_repeat_visit(browser: EngineBrowser, url: str, row: Row) -> None:
+    samples = cold_start(browser, url, RUNS + 1, True)[1:]
+    row("W1 cold start, warm browser cache (repeat visit)", summary(samples), samples)
 
 
 def w1_spare(browser: EngineBrowser, url: str, state: dict[str, Any], row: Row) -> None:
@@ -384,9 +406,13 @@ def w1_spare(browser: EngineBrowser, url: str, state: dict[str, Any], row: Row) 
 
 
 def w2(page: EnginePage, row: Row) -> list[float]:
-    warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS)]
-    row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm))
+    warm = [t for _ in range(RUNS) for t in page.evaluate(WARM_CALLS, W2)]
+    row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(warm), warm)
     return warm
+
+
+def w2_alone(page: EnginePage, row: Row) -> None:
+    w2(page, row)
 
 
 def w2_w10(page: EnginePage, row: Row) -> None:
@@ -411,9 +437,19 @@ def tool_round_trip(page: EnginePage, row: Row) -> None:
         row("host tool no-op round trip, synchronous", "not in terminate-only mode (needs await)")
 
 
+def w3_first(page: EnginePage, row: Row) -> None:
+    samples = repeat(page, W3, "run")
+    row("W3 first numpy import + sum (not preloaded)", summary(samples), samples)
+
+
+def w4_first(page: EnginePage, row: Row) -> None:
+    samples = repeat(page, W4, "run")
+    row("W4 pandas group/sum/top 5", summary(samples), samples)
+
+
 def w3(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
-    code = "import numpy as np; print(np.arange(1_000_000, dtype=np.int64).sum())"
-    row("W3 first numpy import + sum (not preloaded)", summary(repeat(page, code, "run")))
+    code = W3
+    w3_first(page, row)
     row(
         "W3 same, numpy asked for at create (loads meanwhile)",
         summary(repeat(page, code, "run", {"packages": ["numpy"]})),
@@ -423,7 +459,7 @@ def w3(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
 
 
 def w4(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
-    row("W4 pandas group/sum/top 5", summary(repeat(page, W4, "run")))
+    w4_first(page, row)
     row("W4 same, a page's first session", summary(first_of_page(browser, url, W4)))
     row(
         "W4 same, spare preloaded numpy+pandas while idle",
@@ -486,6 +522,37 @@ def describe(page: EnginePage, row: Row) -> None:
     row("describeFiles: 20 files, unchanged", summary([s["dirAgain"] for s in samples]))
 
 
+def raw_pyodide(only: str) -> dict[str, list[float]] | None:
+    """Raw Pyodide's W1–W4 in this run, before the engines' (None for rows without them)."""
+    if only not in ("all", "raw"):
+        return None
+    print(f"raw Pyodide (Node worker), {load()}", flush=True)
+    try:
+        return raw.measure(RUNS)
+    except Exception as error:  # the ratio rows then say why they are missing
+        print(f"raw Pyodide not run: {error}", flush=True)
+        return {}
+
+
+def raw_rows(table: Table, floor: dict[str, list[float]]) -> None:
+    """Raw Pyodide's figure under each compared row's, and the ratio of the medians."""
+    for label, key in RAW_ROWS.items():
+        for engine in table.engines:
+            row = table.writer(engine, "raw Pyodide")
+            samples = floor.get(key)
+            if not samples:
+                row(f"{key} raw Pyodide (Node worker)", "not run (see above)")
+                continue
+            row(f"{key} raw Pyodide (Node worker)", summary(samples))
+            ours = table.samples.get((engine, label))
+            ratio = (
+                f"{statistics.median(ours) / statistics.median(samples):8.2f}x"
+                if ours
+                else "n/a (the row did not run)"
+            )
+            row(f"{key} ratio wasmbox / raw Pyodide (medians)", ratio)
+
+
 def engines_arg(text: str) -> list[str]:
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     unknown = [n for n in names if n not in ENGINES]
@@ -507,7 +574,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
         "--only",
-        choices=["all", "sessions", "w11", "tools", "describe"],
+        choices=["all", "raw", "sessions", "w11", "tools", "describe"],
         default="all",
         help="which rows",
     )
@@ -516,11 +583,14 @@ def main() -> None:
     RUNS = args.runs
     table = Table(args.browser)
     heads: dict[str, str] = {}
+    floor = raw_pyodide(args.only)
     for engine in args.browser:  # one after another: engines never compete for the CPU
         try:
             heads[engine] = measure(engine, args.only, table)
         except Exception as error:  # the engine did not start: its column says why
             table.fail(engine, "engine", error)
+    if floor is not None:
+        raw_rows(table, floor)
     if len(args.browser) > 1:
         print(table.markdown(heads))
 
