@@ -6,7 +6,7 @@ import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/res
 import type { HostCalls } from "./host-calls.js";
 import type { RunInterrupts } from "./interrupt.js";
 import type { MemoryBudget } from "./memory-budget.js";
-import { watchMemory } from "./memory.js";
+import type { MemoryFigures } from "./memory.js";
 import { loaderSinks, type Runtime } from "./runtime.js";
 
 /** Every import statement has this word; without it the loader would find nothing to load. */
@@ -20,23 +20,25 @@ export interface RunRequest {
   host?: RunHost | undefined;
 }
 
-/** What stops or bounds a run from outside its code (null where the worker has none). */
+/** What stops or bounds a run from outside its code (null where the worker has none), and
+ * what measures its memory. */
 export interface RunGuards {
   interrupts: RunInterrupts | null;
   memoryBudget: MemoryBudget | null;
+  memoryFigures: MemoryFigures;
 }
 
 export async function runCell(
   runtime: Runtime,
   kernel: PyProxy,
   request: RunRequest,
-  { interrupts, memoryBudget }: RunGuards,
+  { interrupts, memoryBudget, memoryFigures }: RunGuards,
   hostCalls: HostCalls,
   post: (reply: WorkerReply) => void,
 ): Promise<KernelResult> {
   const { pyodide } = runtime;
   beginAudit(); // the browser, not Python, blocks the network: its refusals are listed
-  const peakMemory = watchMemory(pyodide);
+  const peakMemory = memoryFigures.watch();
   memoryBudget?.beginRun();
   // Finding imports parses the cell in Python, a cost not worth paying without one.
   // Why a package could not be loaded: the import that then fails in the cell says it.

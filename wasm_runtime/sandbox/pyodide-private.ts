@@ -14,6 +14,8 @@ export interface EmscriptenModule {
   stackAlloc(size: number): number;
   stackRestore(pointer: number): void;
   _mallinfo(result: number): void;
+  /** dlmalloc's bytes taken from the system (grows, never shrinks here): constant time. */
+  _malloc_footprint(): number;
   growMemory(bytes: number): unknown;
   _emscripten_resize_heap(bytes: number): boolean;
 }

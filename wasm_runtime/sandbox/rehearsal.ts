@@ -9,6 +9,7 @@
 import type { PyProxy } from "pyodide/ffi";
 import { LIMITS, type KernelConfig } from "../protocol/types.js";
 import { runCell } from "./execute.js";
+import { MemoryFigures } from "./memory.js";
 import { HostCalls } from "./host-calls.js";
 import { loaderLog } from "./loader-log.js";
 import { initKernel, type Runtime } from "./runtime.js";
@@ -56,7 +57,8 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
           runtime,
           kernel,
           { id: 0, code },
-          { interrupts: null, memoryBudget: null },
+          // Figures of their own: each cell walks the heap, as a sandbox's first run does.
+          { interrupts: null, memoryBudget: null, memoryFigures: new MemoryFigures(runtime.pyodide) },
           noHost,
           () => undefined,
         );

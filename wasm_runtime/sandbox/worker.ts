@@ -22,6 +22,7 @@ import { rehearse } from "./rehearsal.js";
 import { failsOnlyTheRequest, isStrayInterrupt, RequestFailed } from "./failures.js";
 import { loaderLog } from "./loader-log.js";
 import { guardMemory } from "./memory-budget.js";
+import { MemoryFigures } from "./memory.js";
 import { loadState, saveState } from "./state.js";
 import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -67,6 +68,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
   watchRefusals(); // after the runtime's own fetch route: a run's refused calls are counted
   onFatal(runtime.pyodide, (error) => post({ type: "fatal", error }));
   const memoryBudget = guardMemory(runtime.pyodide);
+  const memoryFigures = new MemoryFigures(runtime.pyodide);
   initFilesystem(runtime);
   let kernel: PyProxy | null = null;
   // The cell under way, if any: a preload takes its next step only once it is over.
@@ -82,13 +84,16 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
 
   const handle = async (request: WorkerRequest): Promise<void> => {
     const { id } = request;
+    // Any other request may change what is in use: the next run measures afresh.
+    if (request.type !== "execute") memoryFigures.forget();
     try {
       switch (request.type) {
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
-          void preloadPackages(runtime, request.packages, noCell).catch(
-            (e: unknown) => void loaderLog.push(`preload: ${e}`),
-          );
+          // Its imports fill the heap between runs: each step makes the next run measure afresh.
+          void preloadPackages(runtime, request.packages, () => noCell().then(() => memoryFigures.forget()))
+            .catch((e: unknown) => void loaderLog.push(`preload: ${e}`))
+            .finally(() => memoryFigures.forget());
           return post({ type: "done", id });
         case "rehearse":
           await rehearse(runtime, request.exercise, () => waiting > 0);
@@ -101,9 +106,14 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
           if (!kernel) throw new RequestFailed("the sandbox is not configured");
           // A preload still under way pauses until the cell is over (a package it is loading
           // now is waited for by the cell's own import of it, through Pyodide's package lock).
-          const running = runCell(runtime, kernel, request, { interrupts, memoryBudget }, hostCalls, post).then(
-            (result) => post({ type: "result", id, result }),
-          );
+          const running = runCell(
+            runtime,
+            kernel,
+            request,
+            { interrupts, memoryBudget, memoryFigures },
+            hostCalls,
+            post,
+          ).then((result) => post({ type: "result", id, result }));
           cell = running;
           return await running;
         }
