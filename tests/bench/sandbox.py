@@ -3,10 +3,11 @@ shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin is
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
 `create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
 W1–W4 also in raw Pyodide, tests/bench/raw.py, in the same run, with each row's ratio to it;
-`--only raw` prints those rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a
-no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only describe` the
-agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone, and with
-WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating). Several engines:
+`--only raw` prints those rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11`
+W11 alone, `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in
+interrupt mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of
+20 files) alone, and with WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, and
+in W2 and W4 of `--only raw`). Several engines:
 measured one after another, then one table with a column per engine; a row that failed in an
 engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
 
@@ -312,9 +313,8 @@ def measure(engine: str, only: str, table: Table) -> str:
         if only == "raw":  # the rows set beside raw Pyodide's, alone
             section("W1 cold", lambda row: w1_repeat_visit(browser, url, row))
             opened = state.setdefault("page", open_page(browser, url))
-            section("W2", lambda row: w2_alone(opened, row))
+            section("W2, W4", lambda row: w2_w4_against_baseline(browser, opened, row))
             section("W3", lambda row: w3_first(opened, row))
-            section("W4", lambda row: w4_first(opened, row))
             close(state)
             return f"{browser.name} {browser.version}"
         if only == "w11":
@@ -351,6 +351,33 @@ def measure(engine: str, only: str, table: Table) -> str:
         section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
         table.writer(engine, "engine")("load at the end", load())
         return f"{browser.name} {browser.version}"
+
+
+def w2_w4_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
+    """W2 and W4; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, a
+    sample of each in turn, so both see the same load."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    if not baseline:
+        w2(page, row)
+        w4_first(page, row)
+        return
+    with checkout_server(Path(baseline)) as baseline_url:
+        other = open_page(browser, baseline_url)
+        ours: dict[str, list[float]] = {"W2": [], "W4": []}
+        theirs: dict[str, list[float]] = {"W2": [], "W4": []}
+        for _ in range(RUNS):
+            for target, into in ((page, ours), (other, theirs)):
+                into["W2"] += target.evaluate(WARM_CALLS, W2)
+                into["W4"].append(target.evaluate(TIME_RUN, [W4, {}, {}])["run"])
+        other.close()
+    for key, label in (
+        ("W2", "W2 warm round trip 1+1 (5 calls x 5 sessions)"),
+        ("W4", "W4 pandas group/sum/top 5"),
+    ):
+        row(label, summary(ours[key]), ours[key])
+        row(f"{key} same, baseline {Path(baseline).name}", summary(theirs[key]))
+        ratio = statistics.median(ours[key]) / statistics.median(theirs[key])
+        row(f"{key} this build / baseline (medians)", f"{ratio:8.2f}x")
 
 
 def w11_against_baseline(browser: EngineBrowser, url: str, row: Row) -> None:
