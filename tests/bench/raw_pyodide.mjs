@@ -88,7 +88,10 @@ async function measure() {
     for (let i = 0; i < 5; i++) rows.W2.push(await timed(() => first.call(W2, false)));
     await first.close();
     // W3 and W4 each as a booted interpreter's first run: their packages not loaded yet.
-    for (const [row, code] of [["W3", W3], ["W4", W4]]) {
+    for (const [row, code] of [
+      ["W3", W3],
+      ["W4", W4],
+    ]) {
       const fresh = start(runtime);
       await booted(fresh);
       rows[row].push(await timed(() => fresh.call(code)));

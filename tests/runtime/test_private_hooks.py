@@ -36,7 +36,15 @@ def test_the_pyodide_these_hooks_target(hooks: dict[str, Any]) -> None:
 
 
 def test_the_emscripten_module_parts_the_memory_figures_read(hooks: dict[str, Any]) -> None:
-    expected = ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo", "_malloc_footprint"]
+    expected = [
+        "HEAP8",
+        "HEAPU32",
+        "stackSave",
+        "stackAlloc",
+        "stackRestore",
+        "_mallinfo",
+        "_malloc_footprint",
+    ]
     assert hooks["module"] == expected
 
 

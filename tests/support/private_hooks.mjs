@@ -24,7 +24,9 @@ json.dumps({
 console.log(
   JSON.stringify({
     version: pyodide.version,
-    module: ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo", "_malloc_footprint"].filter((n) => n in module),
+    module: ["HEAP8", "HEAPU32", "stackSave", "stackAlloc", "stackRestore", "_mallinfo", "_malloc_footprint"].filter(
+      (n) => n in module,
+    ),
     api: typeof pyodide._api === "object",
     onFatalCalled: /API\.on_fatal&&API\.on_fatal\(/.test(asm),
     loadSnapshotOption:
