@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import sys
 
-from wasmbox_kernel.audit import AuditCollector
+from wasmbox_kernel.audit import MAX_ENTRIES, AuditCollector
 from wasmbox_kernel.context import DISPATCHER
 
 
@@ -105,3 +105,20 @@ def test_files_are_compared_with_the_last_runs_scan_until_forgotten(run, kernel,
     kernel.forget_files()
     assert [f["path"] for f in run(kernel, "open('b.txt', 'w').write('2')")["files"]] == ["b.txt"]
     assert run(kernel, "1")["files"] == []
+
+
+def test_paths_outside_cwd_stay_absolute_and_library_files_are_left_out(tmp_path):
+    cwd, lib = tmp_path / "work", tmp_path / "lib"
+    collector = AuditCollector(str(cwd), (str(lib),))
+    for target in (cwd / "a.txt", cwd / "sub" / ".." / "b.txt", lib / "x.py", lib, tmp_path / "c"):
+        collector.on_event("open", (str(target), "r", 0))
+    collector.on_event("open", (str(cwd), "r", 0))
+    assert collector.files_read == {"a.txt", "b.txt", str(tmp_path / "c"), "."}
+
+
+def test_the_file_lists_stop_at_their_cap(tmp_path):
+    collector = AuditCollector(str(tmp_path), ())
+    for i in range(MAX_ENTRIES + 5):
+        collector.on_event("open", (str(tmp_path / f"{i}"), "w", 0))
+    collector.on_event("open", (str(tmp_path / "read"), "r", 0))
+    assert (len(collector.files_written), collector.files_read) == (MAX_ENTRIES, {"read"})

@@ -134,6 +134,14 @@ export async function preloadPackages(runtime: Runtime, packages: string[], idle
       await idle();
       runtime.pyodide.pyimport(module).destroy();
     }
+    // What the package's first use pays once more (matplotlib: its first figure), paid now.
+    await idle();
+    const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
+    try {
+      plotting.warm_package(name);
+    } finally {
+      plotting.destroy();
+    }
   }
 }
 

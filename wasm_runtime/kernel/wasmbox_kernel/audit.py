@@ -41,9 +41,11 @@ def library_roots(cwd: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 class AuditCollector:
     def __init__(self, cwd: str, roots: tuple[str, ...]) -> None:
         self._cwd = os.path.abspath(cwd)
-        # `_inside` for every root at once, in C: an import opens hundreds of library files.
-        self._roots = frozenset(roots)
+        # One C-level test per open instead of a Python loop over the roots: a loop that opens
+        # thousands of files pays it each time.
+        self._root_set = frozenset(roots)
         self._root_prefixes = tuple(root.rstrip("/") + "/" for root in roots)
+        self._cwd_prefix = self._cwd.rstrip("/") + "/"
         self.files_read: set[str] = set()
         self.files_written: set[str] = set()
         self.network: list[NetworkAttempt] = []
@@ -58,23 +60,27 @@ class AuditCollector:
             pass
 
     def relative(self, path: str) -> str:
-        """`path` relative to the working directory when inside it, else absolute."""
-        return os.path.relpath(path, self._cwd) if _inside(path, self._cwd) else path
+        """`path` (absolute and normalised) relative to the working directory when inside it,
+        else as it is."""
+        if path == self._cwd:
+            return "."
+        return path[len(self._cwd_prefix) :] if path.startswith(self._cwd_prefix) else path
 
     def _on_open(self, args: tuple[object, ...]) -> None:
         target, mode, flags = args[0], args[1], args[2]
         if not isinstance(target, str | bytes | os.PathLike):
             return  # a file descriptor
-        path = os.path.abspath(os.fsdecode(target))
-        if path in self._roots or path.startswith(self._root_prefixes):
-            return
         if isinstance(mode, str):
             writes = any(c in mode for c in "wax+")
         else:
             writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         bucket = self.files_written if writes else self.files_read
-        if len(bucket) < MAX_ENTRIES:
-            bucket.add(self.relative(path))
+        if len(bucket) >= MAX_ENTRIES:
+            return  # full: the path would not be noted, so it is not even worked out
+        path = os.path.abspath(os.fsdecode(target))
+        if path in self._root_set or path.startswith(self._root_prefixes):
+            return
+        bucket.add(self.relative(path))
 
     def _on_network(self, event: str, args: tuple[object, ...]) -> None:
         if len(self.network) >= MAX_ENTRIES:

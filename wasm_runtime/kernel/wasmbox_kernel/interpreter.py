@@ -11,6 +11,7 @@ import sys
 
 from ._patches.wheel_unpack import install_from_memory
 from ._patches.zip_cache import skip_unchanged_zip_rereads
+from .plotting import configure_matplotlib
 from .timezones import ensure_utc_zone
 
 
@@ -20,3 +21,5 @@ def prepare_interpreter() -> None:
     ensure_utc_zone()
     skip_unchanged_zip_rereads()
     install_from_memory()
+    # Before a spare preloads matplotlib, which reads its backend once, at import.
+    configure_matplotlib()

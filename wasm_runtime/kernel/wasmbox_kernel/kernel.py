@@ -10,7 +10,6 @@ import linecache
 import os
 import random
 import sys
-import tempfile
 import types
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 
@@ -29,6 +28,7 @@ from .interpreter import prepare_interpreter
 from .mime import mime_bundle
 from .module_attributes import Attribute, assigned_paths, module_attributes
 from .options import KernelOptions
+from .plotting import configure_matplotlib
 from .policy import Policy, PolicyViolation, Violation
 from .result import (
     Audit,
@@ -45,8 +45,6 @@ from .state import Restored, SavedState, Surroundings, load_state, save_state
 from .streams import CappedWriter, StreamCallback, redirect_stdin
 from .tracebacks import format_exception
 from .workspace import Workspace
-
-MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
 
 CellCallback = Callable[[bool], None]
 """`on_cell(running)`: the cell's code starts (True) or has ended (False)."""
@@ -79,7 +77,7 @@ class Kernel:
         random.seed()
         _reseed_numpy()
         prepare_interpreter()
-        mpl_config = _configure_matplotlib()
+        mpl_config = configure_matplotlib()
         install_chart_hooks()
         self._roots = library_roots(self._options.cwd, (mpl_config,))
         # What a save keeps beside the variables: settings that differ from these, and the
@@ -340,15 +338,6 @@ def _shows_nothing(result: KernelResult) -> bool:
         and not result["displays"]
         and not result["files"]
     )
-
-
-def _configure_matplotlib() -> str:
-    """Point matplotlib (if the user imports it) at our backend and a config dir outside cwd."""
-    os.environ["MPLBACKEND"] = MPL_BACKEND
-    config = os.environ.setdefault(
-        "MPLCONFIGDIR", os.path.join(tempfile.gettempdir(), "wasmbox-matplotlib")
-    )
-    return config
 
 
 def _audit(code: str) -> Audit:

@@ -3,8 +3,9 @@
 import { Sandbox, type FileInfo, type StartProgress } from "wasmbox";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
-// Not matplotlib: its first import builds a font cache, seconds of work only plots need.
-const WARM_PACKAGES = ["numpy", "pandas"];
+// Data questions nearly always import numpy and pandas, and a chart is the most common answer:
+// the spare loads and imports them, and draws one throwaway figure, while the user types.
+const WARM_PACKAGES = ["numpy", "pandas", "matplotlib"];
 
 /** The per-run deadline: 30 s, or `?timeoutMs=` on the page URL (1 s to 10 min). */
 export const RUN_TIMEOUT_MS = ((): number => {
@@ -26,7 +27,6 @@ export class Session {
 
   /** A new conversation's sandbox; unsaved where the browser refuses storage. */
   static async start(onProgress: OnProgress): Promise<Session> {
-    // Data questions nearly always import these: the spare loads them while the user types.
     void Sandbox.warmup({ packages: WARM_PACKAGES });
     const persist = canPersist();
     return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress, persist }), persist);

@@ -1,0 +1,57 @@
+"""matplotlib's set-up in the sandbox: our backend, a config dir outside the working directory,
+and a first figure drawn ahead, while a spare worker waits.
+
+The environment is set before anything imports matplotlib (it reads `MPLBACKEND` once, at
+import): `prepare_interpreter()` does it as the worker boots, before a spare preloads matplotlib,
+and `Kernel()` again for hosts that only create kernels. Nothing here imports matplotlib unless
+asked to warm it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+
+MPL_BACKEND = "module://wasmbox_kernel.mpl_backend"
+
+
+def configure_matplotlib() -> str:
+    """Point matplotlib (if the user imports it) at our backend and a config dir outside cwd;
+    returns the config dir."""
+    os.environ["MPLBACKEND"] = MPL_BACKEND
+    return os.environ.setdefault(
+        "MPLCONFIGDIR", os.path.join(tempfile.gettempdir(), "wasmbox-matplotlib")
+    )
+
+
+def warm_matplotlib() -> None:
+    """Draw and encode one small figure the way a cell's figure is (text, lines, a legend, PNG),
+    then close it: the font files are read and parsed, the Agg renderer set up, and the code a
+    first plot runs compiled, before a session asks for its first plot. Leaves no figure open
+    and rcParams as they were. Only when pyplot is already imported (a preload did it)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    figure = pyplot.figure(figsize=(2, 1.5))
+    try:
+        axes = figure.add_subplot()
+        axes.plot([1, 2, 3], [1, 4, 2], label="warm")
+        axes.set_title("warm")
+        axes.set_xlabel("x")
+        axes.legend()
+        figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
+    finally:
+        pyplot.close(figure)
+
+
+# What a spare does after preloading a package, by package name (runtime.ts: preloadPackages).
+WARMERS = {"matplotlib": warm_matplotlib}
+
+
+def warm_package(name: str) -> None:
+    """The warm-up for the package `name` that a spare just imported, if it has one."""
+    warm = WARMERS.get(name)
+    if warm is not None:
+        warm()
