@@ -108,7 +108,7 @@ bench-sandbox: build browser ## sandbox figures W1-W11, spare, files; BROWSER=ch
 	WASMBOX_BROWSERS=$(BROWSER) scripts/ensure-browser.sh
 	$(BIN)/python -m tests.bench.sandbox --browser $(BROWSER)
 
-bench-reliability: build browser ## stack depths, overflow and C-loop settle times, files/s, first plot
+bench-reliability: build browser ## stack depths, overflow and C-loop settle times, files/s, first plot, pairplot vs native
 	$(BIN)/python -m tests.bench.reliability
 
 bench-static: build browser ## exported folder, no COOP/COEP: embed's first result cold, repeat, offline; bytes

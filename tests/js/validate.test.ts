@@ -22,6 +22,21 @@ test("file bytes over the cap are refused as `data`", () => {
   assert.ok(!parsed.ok && parsed.refusal.field === "data" && parsed.refusal.id === 3);
 });
 
+test("a file batch is refused when its files together pass the per-request cap", () => {
+  const half = new Uint8Array(LIMITS.maxFileBytes / 2 + 1);
+  const parsed = parseWorkerMessage({
+    type: "file-batch",
+    id: 4,
+    files: [
+      { path: "a", data: half },
+      { path: "b", data: half },
+    ],
+  });
+  assert.ok(!parsed.ok && parsed.refusal.field === "files" && parsed.refusal.id === 4);
+  const one = parseWorkerMessage({ type: "file-batch", id: 5, files: [{ path: "a", data: half }] });
+  assert.ok(one.ok);
+});
+
 test("a nested field is named by its path", () => {
   const result = {
     outcome: "OUTCOME_OK",

@@ -207,6 +207,18 @@ export const WorkerMessageSchema = v.variant("type", [
   v.object({ type: v.literal("result"), id: int, result: KernelResultSchema }),
   v.object({ type: v.literal("done"), id: int }),
   v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),
+  // The answer to `read-files`; the host asks for at most maxFileBytes in all (sdk/mirror.ts).
+  v.object({
+    type: v.literal("file-batch"),
+    id: int,
+    files: v.pipe(
+      list(v.object({ path: shortText, data: bytes(LIMITS.maxFileBytes) })),
+      v.check(
+        (files) => files.reduce((sum, { data }) => sum + data.byteLength, 0) <= LIMITS.maxFileBytes,
+        `over the ${LIMITS.maxFileBytes}-byte cap in all`,
+      ),
+    ),
+  }),
   v.object({ type: v.literal("files"), id: int, files: list(FileInfoSchema) }),
   v.object({ type: v.literal("environment"), id: int, environment: EnvironmentSchema }),
   // The working directory's data files previewed by the kernel (kernel/workspace.py), bounded.

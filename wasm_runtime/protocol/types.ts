@@ -103,6 +103,10 @@ export type WorkerRequest =
   | { type: "execute"; id: number; code: string; host?: RunHost }
   | { type: "write-file"; id: number; path: string; data: Uint8Array }
   | { type: "read-file"; id: number; path: string }
+  // Many files in one round trip (the mirror's copy after a run, a session's save): a run that
+  // wrote thousands of small files waited a round trip for each. A path the worker cannot read
+  // (gone, over the cap) is left out of the reply, as a failed `read-file` of it would be skipped.
+  | { type: "read-files"; id: number; paths: string[] }
   | { type: "list-files"; id: number }
   | { type: "environment"; id: number }
   | { type: "describe-files"; id: number }

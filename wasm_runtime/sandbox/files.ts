@@ -45,6 +45,23 @@ export function readFile(runtime: Runtime, path: string): Uint8Array {
   }
 }
 
+/** The files of `paths` that can be read, up to maxFileBytes in all; the others are left out. */
+export function readFiles(runtime: Runtime, paths: string[]): { path: string; data: Uint8Array }[] {
+  const files: { path: string; data: Uint8Array }[] = [];
+  let total = 0;
+  for (const path of paths) {
+    try {
+      const data = readFile(runtime, path);
+      if (total + data.byteLength > LIMITS.maxFileBytes) continue;
+      total += data.byteLength;
+      files.push({ path, data });
+    } catch (error) {
+      if (!(error instanceof RequestFailed)) throw error;
+    }
+  }
+  return files;
+}
+
 /** Every regular file under the working directory, depth first, hidden entries skipped. */
 export function listFiles(runtime: Runtime): FileInfo[] {
   const out: FileInfo[] = [];

@@ -14,7 +14,7 @@ import { runCell } from "./execute.js";
 import { RunInterrupts } from "./interrupt.js";
 import { AnswerLine } from "./answer-line.js";
 import { HostCalls } from "./host-calls.js";
-import { listFiles, readFile, writeFile } from "./files.js";
+import { listFiles, readFile, readFiles, writeFile } from "./files.js";
 import { describeFiles } from "./describe.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
@@ -124,6 +124,13 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
         case "read-file": {
           const data = readFile(runtime, request.path);
           return post({ type: "file", id, data }, [data.buffer]);
+        }
+        case "read-files": {
+          const files = readFiles(runtime, request.paths);
+          return post(
+            { type: "file-batch", id, files },
+            files.map(({ data }) => data.buffer),
+          );
         }
         case "list-files":
           return post({ type: "files", id, files: listFiles(runtime) });

@@ -13,21 +13,44 @@ export class FileMirror {
     this.files.set(path, data);
   }
 
-  /**
-   * Copy the files a run created or changed, those within the cap. The requests go out together:
-   * the worker answers them back to back instead of waiting a round trip for each.
-   */
+  /** Copy the files a run created or changed, those within the cap. */
   async capture(engine: Engine, changed: FileInfo[]): Promise<void> {
     const wanted = changed.filter(({ size }) => size <= LIMITS.maxFileBytes);
-    const replies = await Promise.all(
-      wanted.map(({ path }) => engine.call({ type: "read-file", path }).catch(skipUnlessDead)),
-    );
-    replies.forEach((reply, i) => reply?.type === "file" && this.files.set(wanted[i]!.path, reply.data));
+    for (const [path, data] of await readFiles(engine, wanted)) this.files.set(path, data);
   }
 
   async restore(engine: Engine): Promise<void> {
     await Promise.all([...this.files].map(([path, data]) => engine.call({ type: "write-file", path, data })));
   }
+}
+
+/**
+ * The bytes of the `wanted` files, in `read-files` batches of at most maxFileBytes (by their
+ * listed sizes) and maxListEntries paths each, sent together: a run that wrote 10,000 small files
+ * waited a round trip for each. A file the worker cannot read, or that grew past its batch's
+ * room since it was listed, is left out.
+ */
+export async function readFiles(engine: Engine, wanted: readonly FileInfo[]): Promise<Map<string, Uint8Array>> {
+  const batches: string[][] = [];
+  let room = -1;
+  for (const { path, size } of wanted) {
+    const last = batches.at(-1);
+    if (!last || size > room || last.length >= LIMITS.maxListEntries) {
+      batches.push([path]);
+      room = LIMITS.maxFileBytes - size;
+    } else {
+      last.push(path);
+      room -= size;
+    }
+  }
+  const replies = await Promise.all(
+    batches.map((paths) => engine.call({ type: "read-files", paths }).catch(skipUnlessDead)),
+  );
+  const files = new Map<string, Uint8Array>();
+  for (const reply of replies) {
+    if (reply?.type === "file-batch") for (const { path, data } of reply.files) files.set(path, data);
+  }
+  return files;
 }
 
 /** Only the engine's death ends a capture; a refused or failed read skips that file. */

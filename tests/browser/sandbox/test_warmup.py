@@ -44,3 +44,40 @@ def test_warmup_refuses_a_malformed_package_list(browser: Browser, isolated_serv
     )
     assert "list of at most 50 package names" in message
     context.close()
+
+
+# Warm a spare with matplotlib, take it, and wait for pyplot without the cell importing it: it
+# must use the sandbox's backend (the spare imported it before any kernel existed), hold no
+# figure of the spare's throwaway drawing, and plot as usual.
+WARM_MATPLOTLIB = """async () => {
+  wasmbox.Sandbox.cooldown();
+  await wasmbox.Sandbox.warmup({ packages: ["matplotlib"] });
+  const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+  for (let i = 0; i < 300; i++) {
+    const r = await sb.execute(
+      "import sys\\n'matplotlib.pyplot' in sys.modules and " +
+      "(sys.modules['matplotlib'].get_backend(), sys.modules['matplotlib.pyplot'].get_fignums())",
+    );
+    if (r.value["text/plain"] !== "False") {
+      const plot = await sb.execute("import matplotlib.pyplot as plt\\nplt.plot([1, 2])");
+      return { state: r.value["text/plain"], shown: plot.displays.map((d) => d.mime) };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { state: "never preloaded" };
+}"""
+
+
+def test_a_spare_preloads_matplotlib_with_the_sandbox_backend(
+    browser: Browser, isolated_server: str
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{isolated_server}{SDK_PAGE}")
+    page.wait_for_function("() => window.sdkReady === true")
+    outcome = page.evaluate(WARM_MATPLOTLIB)
+    assert outcome == {
+        "state": "('module://wasmbox_kernel.mpl_backend', [])",
+        "shown": ["image/png"],
+    }
+    context.close()

@@ -4,6 +4,7 @@ import type { FileInfo, SavedState, SkippedVariable, WorkerReply } from "../../p
 import type { Activity } from "../activity.js";
 import type { Engine } from "../engine.js";
 import { SandboxError } from "../errors.js";
+import { readFiles } from "../mirror.js";
 import type { Settings } from "../options.js";
 import { keepStartSnapshotFor } from "../start-snapshot.js";
 import { noteRecord } from "./catalog.js";
@@ -77,10 +78,12 @@ export async function capture(
 }> {
   const state = withState ? (await ask(engine, { type: "save-state" }, "state")).state : null;
   const { files: listed } = await ask(engine, { type: "list-files" }, "files");
+  const wanted = listed.filter(({ path }) => paths === "all" || paths.has(path));
+  const batched = await readFiles(engine, wanted);
   const files = new Map<string, Uint8Array>();
-  for (const { path } of listed) {
-    if (paths === "all" || paths.has(path))
-      files.set(path, (await ask(engine, { type: "read-file", path }, "file")).data);
+  // One the batch left out is asked for alone: its refusal (over the cap, gone) fails the save.
+  for (const { path } of wanted) {
+    files.set(path, batched.get(path) ?? (await ask(engine, { type: "read-file", path }, "file")).data);
   }
   return { state, listed, files };
 }
