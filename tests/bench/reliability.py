@@ -1,8 +1,9 @@
 """Reliability figures (`make bench-reliability BROWSER=chromium|firefox|webkit`): the deepest
 recursion of each kind a sandbox worker survives, how long a stack overflow and an uninterruptible
 C loop take to settle, files created per second, a session's first plot (with and without the
-spare's matplotlib preload), and a 10x10 seaborn pairplot next to native CPython's. Cross-origin isolated
-where the engine can be (WebKitGTK cannot: served plain). Prints figures only; asserts no time.
+spare's matplotlib preload), and a 10x10 seaborn pairplot next to native CPython's. Cross-origin
+isolated where the engine can be (WebKitGTK cannot: served plain). Prints figures only; asserts no
+time.
 """
 
 from __future__ import annotations
