@@ -44,6 +44,15 @@ export { outputText, resultForModel } from "./agent/model-result.js";
 export { newTranscript, type Part, type Transcript, type Turn } from "./agent/transcript.js";
 export { recordRun, type RecordHooks } from "./agent/record.js";
 export {
+  outputShape,
+  replayTranscript,
+  sameOutput,
+  type ReplayOptions,
+  type ReplayReport,
+  type ReplayedRun,
+} from "./agent/replay.js";
+export { parseTranscript } from "./agent/transcript-schema.js";
+export {
   localModel,
   forgetLocalModel,
   LocalModelError,

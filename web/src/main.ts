@@ -15,8 +15,10 @@ import { applyConnectPolicy, loadEndpoint } from "./api/endpoint.js";
 import { Activity } from "./app/activity.js";
 import { PROXY, type Conversation } from "./app/conversation.js";
 import type { Session } from "./app/session.js";
+import { runAll } from "./app/run-all.js";
 import { Workspace } from "./app/workspace.js";
 import { toNotebook } from "./export/notebook.js";
+import { isDocument, readDocument } from "./notebook/open.js";
 import { ChatView } from "./ui/chat-view.js";
 import { ConversationList } from "./ui/conversation-list.js";
 import { byId, h } from "./ui/dom.js";
@@ -24,6 +26,7 @@ import { showEndpointForm } from "./ui/endpoint-form.js";
 import { FileList } from "./ui/file-list.js";
 import { LocalModelPicker, PICKED } from "./ui/local-model-picker.js";
 import { saveText } from "./ui/files.js";
+import { ReplayMarks } from "./ui/replay-marks.js";
 import { StatusBar } from "./ui/status.js";
 import { modelWhere, SAMPLE_FILE, SAMPLE_URL, Welcome, type Example } from "./ui/welcome.js";
 import { showUpdateNotice } from "./sw/notice.js";
@@ -209,6 +212,31 @@ function start(): Promise<void> {
   byId("console-tab").addEventListener("click", () => showMode("console"));
   const picker = byId<HTMLInputElement>("upload");
   picker.addEventListener("change", () => void uploadFiles(picker.files ?? []).then(() => (picker.value = "")));
+  /** A notebook or transcript becomes a new conversation; a file that cannot be read changes nothing. */
+  const openDocument = async (file: File): Promise<void> => {
+    if (activity.running) return view.note("Stop the current run before opening a notebook.", "error");
+    let opened;
+    try {
+      opened = await readDocument(file);
+    } catch (error) {
+      return view.note(error instanceof Error ? error.message : String(error), "error");
+    }
+    const { title, transcript } = opened;
+    await workspace.openImported({ transcript, messages: [] }, title);
+    const cells = transcript.turns.flatMap((t) => t.parts).filter((p) => p.kind === "executable_code").length;
+    view.note(`Opened ${title}: ${cells} code cells, shown with their recorded outputs. “Run all” runs them again.`);
+  };
+  const openPicker = byId<HTMLInputElement>("open-notebook");
+  openPicker.addEventListener("change", () => {
+    const [file] = openPicker.files ?? [];
+    openPicker.value = "";
+    if (file) void openDocument(file);
+  });
+  const marks = new ReplayMarks(log, download);
+  byId("run-all").addEventListener("click", () => {
+    if (activity.running) return;
+    void activity.run("Running all", (signal) => runAll({ workspace, marks, note: (t, k) => view.note(t, k) }, signal));
+  });
   document.addEventListener("dragover", (e) => e.preventDefault());
   document.addEventListener("drop", (e) => {
     e.preventDefault();
@@ -217,7 +245,13 @@ function start(): Promise<void> {
     const model = dropped.find((f) => f.name.toLowerCase().endsWith(".gguf"));
     if (model && localModels && !modelSelect.disabled) localModels.useFile(model);
     const others = dropped.filter((f) => f !== model || !localModels || modelSelect.disabled);
-    if (others.length) void uploadFiles(others);
+    // A notebook or our transcript export is opened (the first one dropped); data files are uploaded.
+    void Promise.all(others.map(isDocument)).then((documents) => {
+      const opened = others.find((_, i) => documents[i]);
+      const uploads = others.filter((_, i) => !documents[i]);
+      if (uploads.length) void uploadFiles(uploads);
+      if (opened) void openDocument(opened);
+    });
   });
   // The conversation shown, restored history included.
   const exportAs = (save: (transcript: Transcript) => void) => () =>

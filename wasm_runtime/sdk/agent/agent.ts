@@ -14,6 +14,7 @@ import {
 } from "./grounding.js";
 import { capText, reportText, resultForModel, resultTextForModel } from "./model-result.js";
 import { recordRun, type CodePart, type ResultPart, type RunSandbox } from "./record.js";
+import { replayTranscript, type ReplayOptions, type ReplayReport } from "./replay.js";
 import { systemPrompt, type ResumedState } from "./prompt.js";
 import { ToolSet, type Tools } from "../tools.js";
 import {
@@ -55,6 +56,11 @@ export interface AgentCreateOptions {
   streaming?: StreamingMode | Record<string, StreamingMode>;
   /** Continue this transcript (its turns are shown, not replayed to the model). */
   transcript?: Transcript;
+  /**
+   * Run the transcript's code in the sandbox again before `create` resolves, so its variables and
+   * files are back (`agent.replay()`; the report is `agent.replayed`). Default false.
+   */
+  replay?: boolean;
   /** Continue this model-side conversation (a saved `agent.messages`): the model sees the earlier turns. */
   messages?: ChatMessage[];
   /**
@@ -143,6 +149,8 @@ export class Agent {
   /** Send `""` instead of `null` as the content of tool-call-only messages (learnt from a refusal). */
   private emptyContent = false;
   private busy = false;
+  /** The report of the last `replay()` (set by `create` with `replay: true`). */
+  replayed: ReplayReport | null = null;
   private runs = 0;
   private calls = 0;
 
@@ -175,9 +183,34 @@ export class Agent {
       throw new TypeError(`verify must be "numbers" or "off", got ${JSON.stringify(options.verify)}`);
     if (options.codeBlocks !== undefined && options.codeBlocks !== "run" && options.codeBlocks !== "ask")
       throw new TypeError(`codeBlocks must be "run" or "ask", got ${JSON.stringify(options.codeBlocks)}`);
+    if (options.replay !== undefined && typeof options.replay !== "boolean")
+      throw new TypeError(`replay must be true or false, got ${JSON.stringify(options.replay)}`);
+    if (options.replay && !Array.isArray(options.transcript?.turns))
+      throw new TypeError("replay: true needs the transcript to replay");
     const agent = new Agent({ ...options, maxSteps, codeBlocks: options.codeBlocks ?? "run" });
     agent.model = options.model;
+    if (options.replay) await agent.replay();
     return agent;
+  }
+
+  /**
+   * Run the transcript's code in the sandbox again, in order, so the restored conversation has
+   * its variables again. It stops at the first run that fails where the recording did not
+   * (agent/replay.ts); the transcript itself is not changed.
+   */
+  async replay(options: Pick<ReplayOptions, "signal" | "onStart" | "onRun"> = {}): Promise<ReplayReport> {
+    if (this.busy) throw new Error("the agent is already answering a message");
+    this.busy = true;
+    try {
+      const tools = this.options.tools;
+      this.replayed = await replayTranscript(this.options.sandbox, this.transcript, {
+        ...options,
+        ...(tools ? { tools } : {}),
+      });
+      return this.replayed;
+    } finally {
+      this.busy = false;
+    }
   }
 
   /** The model the next `ask` uses; a change shows in the transcript's next model turn. */

@@ -13,7 +13,7 @@ import type { ChatView } from "../ui/chat-view.js";
 import type { ConversationEntry } from "../ui/conversation-list.js";
 import { Conversation } from "./conversation.js";
 import { restartedNote, restoredNote } from "./notes.js";
-import { savedConversation } from "./saved.js";
+import { savedConversation, type SavedConversation } from "./saved.js";
 import { Session } from "./session.js";
 
 export interface WorkspaceHooks {
@@ -55,6 +55,16 @@ export class Workspace {
   open(id: string | null, quiet = false): Promise<Conversation> {
     const leaving = this.current;
     this.current = this.load(id, leaving, quiet);
+    return this.current;
+  }
+
+  /**
+   * A transcript read from a file (or copied for "Run all") as a new conversation in a new
+   * sandbox, named `title`; the one shown before is saved and stays in the list.
+   */
+  openImported(saved: SavedConversation, title: string): Promise<Conversation> {
+    const leaving = this.current;
+    this.current = this.load(null, leaving, true, { saved, title });
     return this.current;
   }
 
@@ -107,7 +117,12 @@ export class Workspace {
     this.hooks.listChanged();
   }
 
-  private async load(id: string | null, leaving: Promise<Conversation> | null, quiet: boolean): Promise<Conversation> {
+  private async load(
+    id: string | null,
+    leaving: Promise<Conversation> | null,
+    quiet: boolean,
+    imported?: { saved: SavedConversation; title: string },
+  ): Promise<Conversation> {
     const left = await leaving?.catch(() => null);
     if (left) {
       await left.save().catch(() => undefined);
@@ -118,8 +133,12 @@ export class Workspace {
     const session = await this.session(id, quiet);
     const { sandbox } = session;
     this.id = session.persisted ? sandbox.id : null;
-    const saved = savedConversation(sandbox.appData, sandbox.history);
+    const saved = imported?.saved ?? savedConversation(sandbox.appData, sandbox.history);
     const conversation = new Conversation(Promise.resolve(session), this.view, this.streaming, saved, this.chat);
+    if (imported && session.persisted) {
+      await sandbox.rename(imported.title).catch(() => undefined); // a failed save shows as savefailed
+      await conversation.save().catch(() => undefined);
+    }
     this.view.showTranscript(saved.transcript);
     if (sandbox.resumeReport && sandbox.history.length) this.view.note(restoredNote(sandbox.resumeReport));
     if (!session.persisted)

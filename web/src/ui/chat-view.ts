@@ -90,6 +90,7 @@ export class ChatView {
 
   showResult(callId: string, result: ExecutionResult): void {
     const view = renderResult(result, this.download);
+    view.dataset.callId = callId; // "Run all" finds a cell's result by it (ui/replay-marks.ts)
     const live = this.liveOutputs.get(callId);
     if (live) live.replaceWith(view);
     else this.container().append(view);

@@ -71,7 +71,7 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
       "p",
       { class: "result-meta" },
       h("span", { class: "badge" }, label),
-      ` ${Math.round(result.durationMs)} ms`,
+      result.durationMs > 0 ? ` ${Math.round(result.durationMs)} ms` : "", // a notebook records no time
       restartText(result),
     ),
   );
