@@ -89,7 +89,7 @@ class AppPage:
     def run_console(self, code: str, timeout_ms: float = 120_000) -> None:
         with self.finishing(timeout_ms):
             self.page.get_by_label("Python code").fill(code)
-            self.page.get_by_role("button", name="Run").click()
+            self.page.get_by_role("button", name="Run", exact=True).click()
 
     @contextmanager
     def finishing(self, timeout_ms: float) -> Iterator[None]:

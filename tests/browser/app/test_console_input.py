@@ -20,7 +20,7 @@ def test_input_gets_the_users_line_in_the_console(app_page: AppPage, console_app
         page.get_by_label("Python code").fill(
             "name = input('Your name? ')\nprint(f'hello {name}!')"
         )
-        page.get_by_role("button", name="Run").click()
+        page.get_by_role("button", name="Run", exact=True).click()
         line = page.get_by_label("input: Your name? ")
         expect(line).to_be_visible(timeout=60_000)
         line.fill("Ada")

@@ -43,7 +43,7 @@ def test_sandbox_state_follows_a_run(app_page: AppPage, console_app: str) -> Non
     state = page.get_by_role("status").filter(has_text="Sandbox:")
     with app_page.finishing(60_000):
         page.get_by_label("Python code").fill("import time\ntime.sleep(1.5)")
-        page.get_by_role("button", name="Run").click()
+        page.get_by_role("button", name="Run", exact=True).click()
         page.get_by_text("Sandbox: busy").wait_for(timeout=30_000)
     page.get_by_text("Sandbox: ready").wait_for(timeout=30_000)
     assert state.inner_text() == "Sandbox: ready"
@@ -91,5 +91,5 @@ def test_phone_width_has_no_sideways_scroll(
     expected["dark"] = ["rgb(22, 24, 27)", "rgb(230, 231, 233)"]
     assert colours == expected[scheme]
     assert page.get_by_label("Python code").is_visible()
-    assert page.get_by_role("button", name="Run").is_visible()
+    assert page.get_by_role("button", name="Run", exact=True).is_visible()
     app_page.screenshot(f"phone-{scheme}")
