@@ -3,6 +3,7 @@ file it wrote downloads with its bytes. Driven only through the engine-agnostic 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -103,3 +104,81 @@ def test_an_engine_that_refuses_the_isolated_app_says_so(
             assert any("did not start" in alert for alert in page.evaluate(ALERTS))
         finally:
             page.close()
+
+
+# A notebook as Jupyter writes it, one recorded output changed (42 was recorded as 41).
+CHANGED_NOTEBOOK = {
+    "nbformat": 4,
+    "nbformat_minor": 5,
+    "metadata": {},
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Answers\n", "Two *cells*."]},
+        {
+            "cell_type": "code",
+            "execution_count": 1,
+            "metadata": {},
+            "source": ["x = 6 * 7\n", "print(x)"],
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": ["42\n"]}],
+        },
+        {
+            "cell_type": "code",
+            "execution_count": 2,
+            "metadata": {},
+            "source": "x - 1",
+            "outputs": [
+                {
+                    "output_type": "execute_result",
+                    "execution_count": 2,
+                    "metadata": {},
+                    "data": {"text/plain": "40"},
+                }
+            ],
+        },
+    ],
+}
+DROP_FILE = """([name, text]) => {
+  const data = new DataTransfer();
+  data.items.add(new File([text], name));
+  document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true }));
+}"""
+MARKS = """() => [...document.querySelectorAll("#transcript .replay-mark")]
+  .map((m) => m.className.replace("replay-mark ", "") + ": " + m.textContent.trim())"""
+NOTES = """() => [...document.querySelectorAll("#transcript .note, #transcript .error")]
+  .map((e) => e.textContent)"""
+
+
+def test_a_dropped_notebook_runs_again_and_marks_the_changed_output(
+    engine: EngineBrowser, engine_console_app: str
+) -> None:
+    page = engine.new_page()
+    try:
+        page.goto(f"{engine_console_app}/?timeoutMs=120000")
+        page.wait_for_function(
+            "document.getElementById('sandbox-state').textContent.includes('ready')",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate(DROP_FILE, ["answers.ipynb", json.dumps(CHANGED_NOTEBOOK)])
+        page.wait_for_function(
+            "document.querySelector('#transcript h1')?.textContent === 'Answers'",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.wait_for_function(
+            "document.getElementById('sandbox-state').textContent.includes('ready')",
+            timeout=READY_TIMEOUT_MS,
+        )
+        page.evaluate("document.getElementById('run-all').click()")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#transcript .error')]"
+            ".some((e) => e.textContent.startsWith('Run all:'))",
+            timeout=READY_TIMEOUT_MS,
+        )
+        assert page.evaluate(MARKS) == [
+            "same: ✓ Same output as recorded",
+            "differs: ≠ Output differs from the recorded run",
+        ]
+        assert any(
+            "2 of 2 cells ran" in note and "1 of them differ" in note
+            for note in page.evaluate(NOTES)
+        )
+    finally:
+        page.close()

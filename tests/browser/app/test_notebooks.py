@@ -42,7 +42,7 @@ def marks(page: Page) -> list[str]:
 def test_an_exported_notebook_reopens_and_run_all_reproduces_it(
     app_page: AppPage, console_app: str, tmp_path: Path
 ) -> None:
-    app_page.open(console_app)
+    app_page.open(f"{console_app}/?timeoutMs=120000")
     page = app_page.page
     page.get_by_label("Upload files").set_input_files(
         files=[{"name": "sales.csv", "mimeType": "text/csv", "buffer": SALES}]
@@ -125,7 +125,7 @@ def hostile_notebook() -> str:
 
 
 def test_a_hostile_notebook_shows_as_inert_text(app_page: AppPage, console_app: str) -> None:
-    app_page.open(console_app)
+    app_page.open(f"{console_app}/?timeoutMs=120000")
     page = app_page.page
     page.get_by_label("Open notebook or transcript").set_input_files(
         files=[
@@ -149,7 +149,7 @@ def test_a_hostile_notebook_shows_as_inert_text(app_page: AppPage, console_app: 
 
 
 def test_files_that_cannot_be_opened_change_nothing(app_page: AppPage, console_app: str) -> None:
-    app_page.open(console_app)
+    app_page.open(f"{console_app}/?timeoutMs=120000")
     page = app_page.page
     app_page.run_console("kept = 'still here'")
     old_notebook = json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": []})
