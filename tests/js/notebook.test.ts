@@ -185,7 +185,10 @@ test("Agent.create({ transcript, replay: true }) runs the transcript's code befo
   const sandbox = scriptedSandbox({ "print(x + 1)": okResult("42\n") });
   const agent = await Agent.create({ sandbox, model: "m", chat: new ScriptedChat().fn, transcript, replay: true });
   assert.deepEqual(sandbox.ran, ["x = 41", "print(x + 1)"]);
-  assert.equal(agent.replayed?.runs.every((r) => r.same), true);
+  assert.equal(
+    agent.replayed?.runs.every((r) => r.same),
+    true,
+  );
   assert.equal(agent.transcript.turns.length, 1, "the transcript is not changed");
   await assert.rejects(
     Agent.create({ sandbox, model: "m", chat: new ScriptedChat().fn, replay: true }),
@@ -198,7 +201,10 @@ test("files that are not JSON, too large, or not a transcript are refused by nam
   await assert.rejects(readDocument(file("{oops")), /x\.ipynb cannot be opened: it is not JSON/);
   await assert.rejects(readDocument(file('{"a": 1}')), /neither a Jupyter notebook/);
   const huge = { name: "big.ipynb", size: MAX_OPEN_BYTES + 1 } as File;
-  await assert.rejects(readDocument(huge), /big\.ipynb cannot be opened: it is 67\.1 MB/);
+  await assert.rejects(
+    readDocument(huge),
+    /big\.ipynb cannot be opened: it is 64\.0 MB, and notebooks and transcripts up to 64 MB/,
+  );
   const transcript = { format: "wasmbox-transcript", version: 1, model: null, turns: [{ role: "x" }] };
   await assert.rejects(readDocument(file(JSON.stringify(transcript), "t.json")), /turns\.0\.role/);
   const good = transcriptOf(["print(1)", okResult("1\n")]);

@@ -5,7 +5,7 @@ import { parseTranscript, type Transcript } from "wasmbox";
 import { fromNotebook } from "./ipynb.js";
 
 /** Larger files are refused before they are read. */
-export const MAX_OPEN_BYTES = 64 * 1024 * 1024;
+export const MAX_OPEN_BYTES = 64_000_000;
 
 export interface OpenedDocument {
   /** The conversation's title: the file's name. */
