@@ -213,3 +213,23 @@ test("files that are not JSON, too large, or not a transcript are refused by nam
   assert.equal(await isDocument(file(JSON.stringify(good), "t.json")), true);
   assert.equal(await isDocument(file('[{"a": 1}]', "data.json")), false);
 });
+
+test("a chart spec over the cap is not drawn from a notebook either", () => {
+  const spec = { data: [{ y: "x".repeat(21_000_000) }] };
+  const notebook = {
+    nbformat: 4,
+    cells: [
+      {
+        cell_type: "code",
+        source: "fig",
+        outputs: [
+          { output_type: "display_data", data: { "application/vnd.plotly.v1+json": spec, "text/plain": "Figure" } },
+        ],
+      },
+    ],
+  };
+  const [result] = resultsOf(fromNotebook(notebook));
+  assert.equal(result?.displays.length, 1);
+  assert.equal(result?.displays[0]?.mime, "text/plain");
+  assert.match(result?.displays[0]?.data ?? "", /^Figure\nchart not shown: .* over the 21 MB cap$/);
+});

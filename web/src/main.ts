@@ -222,9 +222,14 @@ function start(): Promise<void> {
       return view.note(error instanceof Error ? error.message : String(error), "error");
     }
     const { title, transcript } = opened;
-    await workspace.openImported({ transcript, messages: [] }, title);
+    try {
+      await workspace.openImported({ transcript, messages: [] }, title);
+    } catch (error) {
+      return view.note(`${title} could not be opened: ${error instanceof Error ? error.message : error}`, "error");
+    }
     const cells = transcript.turns.flatMap((t) => t.parts).filter((p) => p.kind === "executable_code").length;
-    view.note(`Opened ${title}: ${cells} code cells, shown with their recorded outputs. “Run all” runs them again.`);
+    const counted = `${cells} code cell${cells === 1 ? "" : "s"}`;
+    view.note(`Opened ${title}: ${counted}, shown with their recorded outputs. “Run all” runs them again.`);
   };
   const openPicker = byId<HTMLInputElement>("open-notebook");
   openPicker.addEventListener("change", () => {

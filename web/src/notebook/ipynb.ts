@@ -1,7 +1,7 @@
 // A Jupyter notebook (nbformat 4, ours or Jupyter's) as a transcript the log can show and "Run all"
 // can replay: markdown cells as text, code cells as runs with their recorded outputs. Read field by
 // field from untrusted JSON: anything of the wrong type is refused with the cell it is in.
-import { outputText, type ExecutionResult, type Outcome, type Transcript, type Turn } from "wasmbox";
+import { LIMITS, outputText, type ExecutionResult, type Outcome, type Transcript, type Turn } from "wasmbox";
 
 type Json = Record<string, unknown>;
 
@@ -44,6 +44,14 @@ function bundleOf(data: unknown, where: string): Record<string, string> {
     if (typeof value === "object" && value !== null && !Array.isArray(value)) bundle[mime] = JSON.stringify(value);
     else bundle[mime] = textOf(value, `${where}.data["${mime}"]`);
     if (IMAGE_MIMES.includes(mime)) bundle[mime] = bundle[mime]!.replace(/\s+/g, "");
+  }
+  // A chart spec over the sandbox's cap is not drawn from a file either.
+  for (const mime of CHART_MIMES) {
+    const spec = bundle[mime];
+    if (spec === undefined || spec.length <= LIMITS.maxChartBytes) continue;
+    delete bundle[mime];
+    const note = `chart not shown: its ${mime} spec is ${(spec.length / 1e6).toFixed(1)} MB, over the ${(LIMITS.maxChartBytes / 1e6).toFixed(0)} MB cap`;
+    bundle["text/plain"] = `${bundle["text/plain"] ?? ""}\n${note}`.trim();
   }
   return bundle;
 }
