@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import FilePayload, Page
 
 from tests.browser.app.conftest import AppPage
 
@@ -33,10 +33,15 @@ DROP = """([name, text, size]) => {
 }"""
 
 
+def payload(name: str, data: bytes) -> FilePayload:
+    return {"name": name, "mimeType": "text/plain", "buffer": data}
+
+
 def marks(page: Page) -> list[str]:
-    return page.locator("#transcript .replay-mark").evaluate_all(
+    found: list[str] = page.locator("#transcript .replay-mark").evaluate_all(
         "(ms) => ms.map((m) => m.className.replace('replay-mark ', ''))"
     )
+    return found
 
 
 def test_an_exported_notebook_reopens_and_run_all_reproduces_it(
@@ -44,9 +49,7 @@ def test_an_exported_notebook_reopens_and_run_all_reproduces_it(
 ) -> None:
     app_page.open(f"{console_app}/?timeoutMs=120000")
     page = app_page.page
-    page.get_by_label("Upload files").set_input_files(
-        files=[{"name": "sales.csv", "mimeType": "text/csv", "buffer": SALES}]
-    )
+    page.get_by_label("Upload files").set_input_files(files=[payload("sales.csv", SALES)])
     page.get_by_text("Uploaded sales.csv").wait_for()
     for code in CELLS:
         app_page.run_console(code)
@@ -72,7 +75,7 @@ def test_an_exported_notebook_reopens_and_run_all_reproduces_it(
         # The code's own copy.csv is not asked for: it writes it before reading it.
         assert prompt.locator("li").all_inner_texts() == ["sales.csv "]
         prompt.get_by_label("File for sales.csv").set_input_files(
-            files=[{"name": "on-disk.csv", "mimeType": "text/csv", "buffer": SALES}]
+            files=[payload("on-disk.csv", SALES)]
         )
         prompt.get_by_role("button", name="Upload and run all").click()
     assert marks(page) == ["same"] * 5
@@ -121,20 +124,15 @@ def hostile_notebook() -> str:
             ],
         ),
     ]
-    return nbformat.writes(notebook)
+    text: str = nbformat.writes(notebook)
+    return text
 
 
 def test_a_hostile_notebook_shows_as_inert_text(app_page: AppPage, console_app: str) -> None:
     app_page.open(f"{console_app}/?timeoutMs=120000")
     page = app_page.page
     page.get_by_label("Open notebook or transcript").set_input_files(
-        files=[
-            {
-                "name": "hostile.ipynb",
-                "mimeType": "application/json",
-                "buffer": hostile_notebook().encode(),
-            }
-        ]
+        files=[payload("hostile.ipynb", hostile_notebook().encode())]
     )
     page.get_by_text("Opened hostile.ipynb").wait_for()
     assert page.get_by_role("heading", name="Hostile").is_visible()  # markdown is rendered
