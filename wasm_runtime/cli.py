@@ -45,6 +45,31 @@ def main(argv: list[str] | None = None) -> int:
         help="also ship this official Pyodide package and its dependencies (repeatable)",
     )
     build.add_argument(
+        "--with",
+        dest="with_",
+        action="append",
+        default=[],
+        metavar="REQUIREMENT",
+        help='add a package from PyPI, e.g. "faker==33.1.0", and its dependencies; it must have '
+        "a pure-Python wheel (repeatable)",
+    )
+    build.add_argument(
+        "--requirements",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="add the packages a requirements file names, as --with does (repeatable)",
+    )
+    build.add_argument(
+        "--wheel",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="add a wheel you bring: pure Python, or built for Pyodide and Python 3.12 (repeatable)",
+    )
+    build.add_argument(
         "--refresh", action="store_true", help="re-fetch cached files that fail their hash"
     )
     build.add_argument("--no-cdn", action="store_true", help="never try the official CDN")
@@ -147,16 +172,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         # Here, not at the top: `wasmbox mcp` and `ask` start faster without the builder.
         from wasm_runtime.builder import BuildError, BuildOptions, build_runtime
+        from wasm_runtime.builder.added import AddRequest, check_requirement, read_requirements_file
 
-        options = BuildOptions(
-            out_dir=args.out,
-            cache_dir=args.cache_dir,
-            mirrors=args.mirror,
-            packages=args.package,
-            refresh=args.refresh,
-            use_cdn=not args.no_cdn,
-        )
         try:
+            requirements = [check_requirement(text) for text in args.with_]
+            for file in args.requirements:
+                requirements += read_requirements_file(file)
+            options = BuildOptions(
+                out_dir=args.out,
+                cache_dir=args.cache_dir,
+                mirrors=args.mirror,
+                packages=args.package,
+                refresh=args.refresh,
+                use_cdn=not args.no_cdn,
+                added=AddRequest(tuple(requirements), tuple(args.wheel)),
+            )
             build_runtime(options, console)
         except BuildError as exc:
             console.print(f"[red]Build failed:[/red] {exc}")

@@ -13,6 +13,8 @@ from pyodide_lock import PyodideLockSpec
 from rich.console import Console
 
 from wasm_runtime.builder import pins
+from wasm_runtime.builder.added import LOCK_FILE as ADDED_LOCK
+from wasm_runtime.builder.added import AddRequest, resolve
 from wasm_runtime.builder.bytecode import with_bytecode
 from wasm_runtime.builder.compress import ENCODINGS, precompress
 from wasm_runtime.builder.errors import BuildError, HashMismatchError
@@ -49,6 +51,7 @@ class BuildOptions:
     refresh: bool = False
     use_cdn: bool = True
     extras_text: str | None = None
+    added: AddRequest = field(default_factory=AddRequest)
 
 
 @dataclass
@@ -64,13 +67,7 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     console = console or Console(stderr=True)
     started = time.perf_counter()
     out = options.out_dir
-    out.mkdir(parents=True, exist_ok=True)
-    installed: dict[str, str] = {}  # file name in out → sha256
-
-    with console.status("Pyodide core from node_modules"):
-        lock = load_official_lock(options.node_modules)
-        for name, sha256 in pins.CORE_FILES.items():
-            installed[name] = _install_core(options.node_modules / "pyodide" / name, sha256, out)
+    lock = load_official_lock(options.node_modules)
 
     with console.status("Pure-Python extras from PyPI"):
         extra_pins = read_pins(options.extras_text)
@@ -83,6 +80,21 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
 
     wanted = [*pins.DEFAULT_PACKAGES, *options.packages]
     official = official_packages(lock, wanted, replaced={pin.name for pin in extra_pins})
+    shipped = {name: spec.version for name, spec in official.items()}
+    shipped |= {pin.name: pin.version for pin in extra_pins}
+    with console.status("Packages added with --with, --requirements and --wheel"):
+        added = resolve(options.added, shipped, options.cache_dir / "extras", out / ADDED_LOCK)
+        extra_wheels += added.wheels
+        downloaded += added.downloaded
+
+    # Nothing is written to `out` before this point: a request that is refused leaves the
+    # previous build as it was, still usable.
+    out.mkdir(parents=True, exist_ok=True)
+    installed: dict[str, str] = {}  # file name in out → sha256
+    with console.status("Pyodide core from node_modules"):
+        for name, sha256 in pins.CORE_FILES.items():
+            installed[name] = _install_core(options.node_modules / "pyodide" / name, sha256, out)
+
     store = VerifiedStore(
         options.cache_dir / f"pyodide-{pins.PYODIDE_VERSION}",
         _sources(options, console),
@@ -126,6 +138,9 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     lock_json = json.dumps(dist_lock.model_dump(), sort_keys=True).encode()
     write_if_changed(out / LOCK_FILE, lock_json)
     installed[LOCK_FILE] = sha256_file(out / LOCK_FILE)
+    if added.lock_text is not None:
+        write_if_changed(out / ADDED_LOCK, added.lock_text.encode())
+        installed[ADDED_LOCK] = sha256_file(out / ADDED_LOCK)
 
     # From the shipped wheels and lock, so the files it records are the ones a worker gets.
     with console.status("Package snapshot (Node)"):
@@ -147,6 +162,7 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         files = _describe(out, installed, options.cache_dir / "compressed")
     _remove_stale(out, files)
     origins = {pin.name: "extra" for pin in extra_pins}
+    origins |= {name: "added" for name in added.names}
     origins[_lock_name(dist_lock, kernel.name)] = "kernel"
     write_manifest(out, files, dist_lock, origins, package_snapshot)
 

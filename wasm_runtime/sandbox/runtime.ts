@@ -179,7 +179,10 @@ export async function initKernel(runtime: Runtime, config: KernelConfig, cellPre
   });
   const mod = pyodide.pyimport("wasmbox_kernel");
   try {
-    if (config.packages.length) await pyodide.loadPackage(config.packages, quiet);
+    // allowInstall: micropip is loaded now so the kernel can confine it to the runtime's own files
+    // before any cell can use it (wasmbox_kernel/installs.py).
+    const packages = config.allowInstall ? [...config.packages, "micropip"] : config.packages;
+    if (packages.length) await pyodide.loadPackage(packages, quiet);
     return mod.Kernel(mod.KernelOptions.from_dict(options)) as PyProxy;
   } finally {
     options.destroy();

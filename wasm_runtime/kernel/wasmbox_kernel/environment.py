@@ -46,7 +46,7 @@ def notes(options: KernelOptions) -> list[str]:
         "overflows to 1783293664; pass dtype=np.int64 for large integer sums and products.",
         "No network: sockets, urllib, http.client, requests and pyfetch fail; "
         "nothing can be downloaded.",
-        "No package installs: only the packages listed here and the standard library exist.",
+        _installs_note(options),
         "The import policy (js, pyodide.ffi, ctypes and the like refused) is advisory: it stops "
         "their use by mistake, not code set on getting round it. The browser is the security "
         "boundary: an opaque-origin sandboxed frame whose Content Security Policy allows no "
@@ -75,6 +75,15 @@ def notes(options: KernelOptions) -> list[str]:
         f"{options.stdout_limit} and {options.stderr_limit} bytes per run; "
         "the last expression of the code is returned as its value.",
     ]
+
+
+def _installs_note(options: KernelOptions) -> str:
+    if not options.allow_install:
+        return "No package installs: only the packages listed here and the standard library exist."
+    return (
+        "micropip.install(name) installs only packages listed here (they also load on import); "
+        "it never downloads: other names, URLs and index_urls are refused."
+    )
 
 
 def _c_depth(levels: int | None) -> str:

@@ -24,6 +24,7 @@ from .fsscan import Snapshot, changed_files, scan
 from .hints import empty_run_hint, error_hint
 from .host import HostBridge, HostStdin, RunHost, granted, host_module
 from .import_guard import ImportGuard
+from .installs import confine_installed_micropip
 from .interpreter import prepare_interpreter
 from .mime import mime_bundle
 from .module_attributes import Attribute, assigned_paths, module_attributes
@@ -62,6 +63,8 @@ class Kernel:
         self._policy = Policy.from_spec(
             self._options.policy, allow_install=self._options.allow_install
         )
+        if self._options.allow_install:
+            confine_installed_micropip()
         self._main = types.ModuleType("__main__")
         self._main.__dict__["display"] = display
         self._runs = 0
