@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         type=Path,
         metavar="PATH",
-        help="add a wheel you bring: pure Python, or built for Pyodide and Python 3.12 (repeatable)",
+        help="add a wheel you bring: pure Python, or built for Pyodide and Python 3.12 "
+        "(repeatable)",
     )
     build.add_argument(
         "--refresh", action="store_true", help="re-fetch cached files that fail their hash"

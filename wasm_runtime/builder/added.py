@@ -1,4 +1,4 @@
-"""Packages the user adds to the runtime: `wasmbox build --with REQ --requirements FILE --wheel PATH`.
+"""Packages the user adds: `wasmbox build --with REQ --requirements FILE --wheel PATH`.
 
 Requirements are resolved by pip for the runtime's Python and platform (CPython 3.12, Pyodide's
 `pyodide_2024_0_wasm32`), binary only: a pure-Python wheel or a Pyodide build is accepted, a
@@ -133,7 +133,7 @@ def resolve(
                 f"--wheel: {name} {shipped[name]} is already in the runtime; "
                 "a second copy of it cannot be added."
             )
-    key = _request_key(request, shipped)
+    key = request_key(request, shipped)
     pins = _locked_pins(lock_path, key)
     if pins is None:
         pins = _resolve_with_pip(request, shipped)
@@ -142,12 +142,12 @@ def resolve(
     return Added(
         wheels=[*wheels, *user_wheels.values()],
         names=names,
-        lock_text=_lock_text(key, pins, request.wheels),
+        lock_text=lock_for(key, pins, request.wheels),
         downloaded=downloaded,
     )
 
 
-def _request_key(request: AddRequest, shipped: dict[str, str]) -> str:
+def request_key(request: AddRequest, shipped: dict[str, str]) -> str:
     """Changes when the request or the runtime it resolves against changes."""
     described = {
         "requirements": list(request.requirements),
@@ -169,7 +169,7 @@ def _locked_pins(lock_path: Path, key: str) -> list[ExtraPin] | None:
     return read_pins(text, file_name=LOCK_FILE)
 
 
-def _lock_text(key: str, pins: list[ExtraPin], wheels: tuple[Path, ...]) -> str:
+def lock_for(key: str, pins: list[ExtraPin], wheels: tuple[Path, ...]) -> str:
     lines = [
         "# Packages added by `wasmbox build --with/--requirements/--wheel`, pinned by sha256.",
         "# An unchanged request reuses these pins; a changed one is resolved again.",
@@ -217,13 +217,15 @@ def _resolve_with_pip(request: AddRequest, shipped: dict[str, str]) -> list[Extr
             raise BuildError(f"pip picked {file_name} for {name}, which does not run in Pyodide.")
         sha256 = info.get("archive_info", {}).get("hashes", {}).get("sha256")
         if not sha256:
-            raise BuildError(f"The package index gave no sha256 for {file_name}: it cannot be pinned.")
+            raise BuildError(
+                f"The package index gave no sha256 for {file_name}: it cannot be pinned."
+            )
         pins.append(ExtraPin(name, item["metadata"]["version"], sha256))
     return sorted(pins, key=lambda pin: pin.name)
 
 
 def _write_stand_in(folder: Path, name: str, version: str) -> None:
-    """A wheel with only metadata: tells pip that `name` `version` is there, with no dependencies."""
+    """A wheel of metadata only: tells pip `name` `version` is there, with no dependencies."""
     dist = f"{name.replace('-', '_')}-{version}"
     files = {
         f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",

@@ -80,12 +80,12 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
 
     wanted = [*pins.DEFAULT_PACKAGES, *options.packages]
     official = official_packages(lock, wanted, replaced={pin.name for pin in extra_pins})
-    shipped = {name: spec.version for name, spec in official.items()}
-    shipped |= {pin.name: pin.version for pin in extra_pins}
+    versions = {name: spec.version for name, spec in official.items()}
+    versions |= {pin.name: pin.version for pin in extra_pins}
     with console.status("Packages added with --with, --requirements and --wheel"):
-        added = resolve(options.added, shipped, options.cache_dir / "extras", out / ADDED_LOCK)
-        extra_wheels += added.wheels
-        downloaded += added.downloaded
+        chosen = resolve(options.added, versions, options.cache_dir / "extras", out / ADDED_LOCK)
+        extra_wheels += chosen.wheels
+        downloaded += chosen.downloaded
 
     # Nothing is written to `out` before this point: a request that is refused leaves the
     # previous build as it was, still usable.
@@ -138,8 +138,8 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     lock_json = json.dumps(dist_lock.model_dump(), sort_keys=True).encode()
     write_if_changed(out / LOCK_FILE, lock_json)
     installed[LOCK_FILE] = sha256_file(out / LOCK_FILE)
-    if added.lock_text is not None:
-        write_if_changed(out / ADDED_LOCK, added.lock_text.encode())
+    if chosen.lock_text is not None:
+        write_if_changed(out / ADDED_LOCK, chosen.lock_text.encode())
         installed[ADDED_LOCK] = sha256_file(out / ADDED_LOCK)
 
     # From the shipped wheels and lock, so the files it records are the ones a worker gets.
@@ -162,7 +162,7 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         files = _describe(out, installed, options.cache_dir / "compressed")
     _remove_stale(out, files)
     origins = {pin.name: "extra" for pin in extra_pins}
-    origins |= {name: "added" for name in added.names}
+    origins |= {name: "added" for name in chosen.names}
     origins[_lock_name(dist_lock, kernel.name)] = "kernel"
     write_manifest(out, files, dist_lock, origins, package_snapshot)
 

@@ -75,8 +75,8 @@ def confine_micropip(micropip: ModuleType) -> None:
         )
 
     confined_install.__doc__ = install.__doc__
-    micropip.install = confined_install
-    micropip.set_index_urls = confined_set_index_urls
+    setattr(micropip, "install", confined_install)  # noqa: B010 (a module mypy cannot see)
+    setattr(micropip, "set_index_urls", confined_set_index_urls)  # noqa: B010
     setattr(micropip, _CONFINED, True)
 
 
