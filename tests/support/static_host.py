@@ -14,13 +14,16 @@ from pathlib import Path
 
 from backend.site_export import ExportOptions, export_site
 from tests.support.servers import PAGES_DIR, free_port
+from wasm_runtime.paths import RUNTIME_DIR
 
 TEST_PAGES = ("sdk-sandbox.html", "sdk-sandbox.js")
 
 
-def export_with_test_pages(out_dir: Path, base_path: str | None = None) -> Path:
+def export_with_test_pages(
+    out_dir: Path, base_path: str | None = None, runtime_dir: Path = RUNTIME_DIR
+) -> Path:
     """Export into `out_dir`, plus the SDK test page under test-pages/ (as the test app has it)."""
-    export_site(ExportOptions(out_dir=out_dir, base_path=base_path))
+    export_site(ExportOptions(out_dir=out_dir, base_path=base_path, runtime_dir=runtime_dir))
     (out_dir / "test-pages").mkdir()
     for name in TEST_PAGES:
         shutil.copy2(PAGES_DIR / name, out_dir / "test-pages" / name)
