@@ -23,6 +23,9 @@ def fake_micropip() -> tuple[types.ModuleType, list[Any]]:
 
     module.install = install  # type: ignore[attr-defined]
     module.set_index_urls = set_index_urls  # type: ignore[attr-defined]
+    module.package_index = types.SimpleNamespace(  # type: ignore[attr-defined]
+        DEFAULT_INDEX_URLS=["https://pypi.org/simple"]
+    )
     return module, calls
 
 
@@ -57,6 +60,7 @@ def test_confined_micropip_empties_the_index_and_refuses_before_installing() -> 
     confine_micropip(module)  # a second kernel in the same worker changes nothing
 
     assert calls == [("set_index_urls", [])]
+    assert module.package_index.DEFAULT_INDEX_URLS == []
     asyncio.run(module.install("six"))
     assert calls[-1][:2] == ("install", "six")
     with pytest.raises(InstallRefused, match="URLs, paths and wheel files are refused"):

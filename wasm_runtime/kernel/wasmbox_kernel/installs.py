@@ -45,6 +45,10 @@ def confine_micropip(micropip: ModuleType) -> None:
         return  # a worker's second kernel: already done
     install: Callable[..., Awaitable[Any]] = micropip.install
     micropip.set_index_urls([])
+    # A PackageManager made later (micropip.package_manager) copies these: none for it either.
+    defaults = getattr(getattr(micropip, "package_index", None), "DEFAULT_INDEX_URLS", None)
+    if isinstance(defaults, list):
+        defaults.clear()
 
     async def confined_install(
         requirements: str | list[str],
