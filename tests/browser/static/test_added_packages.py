@@ -20,9 +20,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.network]
 
 REQUIREMENT = "inflection==0.5.1"
 TIMEOUT_MS = 180_000
-USE = """async () => {
+CODE = "import inflection\nprint(inflection.camelize('added_package'))"
+USE = """async (code) => {
   const sandbox = await wasmbox.Sandbox.create();
-  const result = await wasmbox.run(sandbox.id, "import inflection\\nprint(inflection.camelize('added_package'))");
+  const result = await wasmbox.run(sandbox.id, code);
   const environment = await sandbox.environment();
   await sandbox.close();
   return [result.stdout || JSON.stringify(result.error), environment.packages.inflection ?? null];
@@ -61,12 +62,12 @@ def test_an_added_package_imports_is_listed_and_runs_offline(browser: Browser, s
     try:
         page = context.new_page()
         open_sdk(page, site)
-        assert page.evaluate(USE) == ["AddedPackage\n", "0.5.1"]
+        assert page.evaluate(USE, CODE) == ["AddedPackage\n", "0.5.1"]
         wait_until_ready_offline(page, ["inflection"], TIMEOUT_MS)
 
         context.set_offline(True)
         page.reload()
         open_sdk(page, site)
-        assert page.evaluate(USE) == ["AddedPackage\n", "0.5.1"]
+        assert page.evaluate(USE, CODE) == ["AddedPackage\n", "0.5.1"]
     finally:
         context.close()
