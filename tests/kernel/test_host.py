@@ -150,3 +150,41 @@ def test_a_plain_function_called_from_async_code_blocks(run, kernel):
     result = run(kernel, code, host=host)
     assert result["value"]["text/plain"] == "2"
     assert host.calls[0][3] is True  # type: ignore[attr-defined]
+
+
+def test_names_for_the_tools_work_again_after_a_save_and_restore(run, make_kernel):
+    """A resumed session's names (`tools`, `wasmbox`, a tool bound to a name, `ToolError`) are
+    the new worker's: they call whatever tools the host grants the new run."""
+    code = (
+        "import wasmbox\nfrom wasmbox import tools, ToolError\n"
+        "price = tools.price\nmodule_tools = wasmbox.tools\n"
+    )
+    first = make_kernel()
+    assert run(first, code, host=bridge({"price": 1}))["outcome"] == "OUTCOME_OK"
+    saved = first.save_state()
+    assert saved["skipped"] == []
+    second = make_kernel()
+    loaded = second.load_state(saved["data"])
+    assert loaded["failed"] == []
+    assert {"wasmbox", "tools", "ToolError", "price", "module_tools"} <= set(loaded["restored"])
+    host = bridge({"price": {"eur": 2}, "other": RuntimeError("refused")})
+    check = (
+        "try:\n    tools.other(x=1)\nexcept ToolError as e:\n    caught = str(e)\n"
+        "price(x=1), tools.price(x=2), module_tools.price(x=3), wasmbox.tools.price(x=4), caught"
+    )
+    result = run(second, check, host=host)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"]["text/plain"] == (
+        "({'eur': 2}, {'eur': 2}, {'eur': 2}, {'eur': 2}, 'refused')"
+    )
+    assert [c[2] for c in host.calls] == [{"x": 1}, {"x": 1}, {"x": 2}, {"x": 3}, {"x": 4}]  # type: ignore[attr-defined]
+
+
+def test_a_restored_tool_the_new_run_is_not_granted_says_so(run, make_kernel):
+    first = make_kernel()
+    run(first, "from wasmbox import tools\nprice = tools.price", host=bridge({"price": 1}))
+    second = make_kernel()
+    assert second.load_state(first.save_state()["data"])["failed"] == []
+    result = run(second, "price(x=1)", host=bridge({}))
+    assert result["error"]["name"] == "ToolError"
+    assert "not granted" in result["error"]["message"]

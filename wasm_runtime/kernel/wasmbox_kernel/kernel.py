@@ -117,7 +117,9 @@ class Kernel:
             own_code=self._options.cwd,
             injected=("display",),
         )
-        with _as_main_module(self._main):
+        # `import wasmbox` (the host's module, `host.py`) is saved by its name and its classes by
+        # reference: outside a run it is not importable, so it is put back for the save and load.
+        with _as_main_module(self._main), host_module():
             return self._context.run(save_state, self.namespace, around)
 
     def load_state(self, data: bytes) -> Restored:
@@ -126,7 +128,7 @@ class Kernel:
         to_bytes = getattr(data, "to_bytes", None)
         raw = to_bytes() if callable(to_bytes) else bytes(data)
         # In the working directory, as the cells import: the session's own modules are there.
-        with _as_main_module(self._main), contextlib.chdir(self._options.cwd):
+        with _as_main_module(self._main), host_module(), contextlib.chdir(self._options.cwd):
             return self._context.run(load_state, self.namespace, raw, self._assigned)
 
     def close(self) -> None:

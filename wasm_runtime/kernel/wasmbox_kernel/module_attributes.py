@@ -21,8 +21,8 @@ Attribute = tuple[str, str]
 
 # Modules whose attributes are never set again: the interpreter's (the kernel swaps `sys.stdout`
 # and the recursion limit around each run itself; `sys.path` is a setting of its own) and the
-# sandbox's machinery, which a new worker must get as it was built.
-_MACHINERY = ("sys", "wasmbox_kernel", "pyodide", "_pyodide", "js", "pyodide_js")
+# sandbox's machinery, which a new worker must get as it was built (`wasmbox`: the host's module).
+_MACHINERY = ("sys", "wasmbox_kernel", "wasmbox", "pyodide", "_pyodide", "js", "pyodide_js")
 
 
 def _kept(module: str) -> bool:
