@@ -33,7 +33,8 @@ export interface CreateOptions {
   /**
    * Functions of this page that the sandbox's Python may call: `from wasmbox import tools`, then
    * `await tools.name(key=value)`. Arguments are checked against `parameters` before `handler`
-   * runs; only JSON crosses (sdk/tools.ts). Not saved with a persisted sandbox.
+   * runs; only JSON crosses (sdk/tools.ts). Not saved with a persisted sandbox: `Sandbox.resume(id,
+   * { tools })` grants them again.
    */
   tools?: Tools;
 }

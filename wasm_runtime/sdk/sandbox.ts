@@ -58,8 +58,10 @@ export class Sandbox extends EventTarget {
     readonly id: string,
     private readonly settings: Settings,
     private readonly session: SessionBinding,
+    tools: ToolSet,
   ) {
     super();
+    grantTools(this, tools);
     Sandbox.registry().activity.note(this, true); // starting
     ({ createdAt: this.createdAt, lastUsedAt: this.lastUsedAt } = session.times());
     session.bind({
@@ -86,25 +88,28 @@ export class Sandbox extends EventTarget {
     void page.catalogRead();
     const id = crypto.randomUUID();
     const session = await newSession(id, settings, ttlDays, title, page.activity);
-    const sandbox = new Sandbox(id, settings, session);
-    grantTools(sandbox, tools);
-    return Sandbox.open(sandbox, options.onProgress);
+    return Sandbox.open(new Sandbox(id, settings, session, tools), options.onProgress);
   }
 
   /**
    * A persisted sandbox back in a new worker: its files, variables and history. The page that
    * has it open gets that same Sandbox; another tab holding it makes this throw SessionLocked.
-   * `resumeReport` names what could not be restored.
+   * `resumeReport` names what could not be restored. Tools are never saved: `tools` are granted
+   * again (an open sandbox's replaced), and Python names bound to tools before call these.
    */
-  static async resume(id: string, options: Pick<CreateOptions, "onProgress"> = {}): Promise<Sandbox> {
+  static async resume(id: string, options: Pick<CreateOptions, "onProgress" | "tools"> = {}): Promise<Sandbox> {
     if (typeof id !== "string") throw new TypeError("resume needs a sandbox id");
+    const tools = options.tools === undefined ? null : ToolSet.of(options.tools);
     const page = Sandbox.registry();
     const open = page.open.get(id);
-    if (open) return open;
+    if (open) {
+      if (tools) grantTools(open, tools);
+      return open;
+    }
     await page.catalogRead();
     const { settings, session } = await savedSession(id, page.activity);
     try {
-      return await Sandbox.open(new Sandbox(id, settings, session), options.onProgress);
+      return await Sandbox.open(new Sandbox(id, settings, session, tools ?? ToolSet.empty), options.onProgress);
     } catch (error) {
       session.closed();
       throw error;
@@ -154,9 +159,7 @@ export class Sandbox extends EventTarget {
   async fork(options: Pick<CreateOptions, "title" | "onProgress"> = {}): Promise<Sandbox> {
     const id = crypto.randomUUID();
     const session = await this.session.fork(id, this.settings, titleOf(options.title), Sandbox.registry().activity);
-    const fork = new Sandbox(id, this.settings, session);
-    grantTools(fork, toolsOf(this));
-    return Sandbox.open(fork, options.onProgress);
+    return Sandbox.open(new Sandbox(id, this.settings, session, toolsOf(this)), options.onProgress);
   }
 
   static get(id: string): Sandbox | undefined {

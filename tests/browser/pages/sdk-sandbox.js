@@ -117,6 +117,8 @@ const testTools = {
 window.hostTools = {
   log: toolLog,
   create: (options = {}) => Sandbox.create({ ...options, tools: testTools }).then((s) => s.id),
+  /** A saved sandbox again, with the test tools granted again or none. */
+  resume: (id, granted) => Sandbox.resume(id, granted ? { tools: testTools } : {}).then((s) => s.resumeReport),
   /** Run code whose input() calls get `lines` in turn (null: the host ends the input). */
   runWithInput(id, code, lines, options = {}) {
     const prompts = [];

@@ -269,3 +269,37 @@ def test_a_call_pending_at_close_is_dropped_and_nothing_more_runs(sdk: SdkPage) 
     assert got == {"outcome": "OUTCOME_CANCELLED", "errors": [], "again": "closed"}
     assert [name for name, _ in handler_calls(sdk)] == ["slow"]
     assert sdk.page.evaluate("hostTools.pageIntact()")
+
+
+BIND_TOOLS = (
+    IMPORT + "import wasmbox\nprice = tools.price\nechoed = (await tools.echo(value=1))['got']\n"
+    "echoed"
+)
+AFTER_RESUME = (
+    "try:\n    await tools.price(sku='B2')\nexcept ToolError as e:\n    refused = str(e)\n"
+    "((await price(sku='A1'))['eur'], (await wasmbox.tools.echo(value=2))['got'], echoed, refused)"
+)
+
+
+def test_a_resumed_sandbox_calls_the_tools_it_is_given_again(sdk: SdkPage) -> None:
+    """Tools are functions of the page, never saved: `Sandbox.resume(id, { tools })` grants them
+    again, and the names the session bound to tools (`tools`, `wasmbox`, `price`, `ToolError`)
+    call them; resumed without tools, a call says it is not granted."""
+    sandbox_id: str = sdk.page.evaluate(
+        "() => hostTools.create({ persist: true, timeoutMs: 120000 })"
+    )
+    value(sdk.run(sandbox_id, BIND_TOOLS))
+    sdk.call(sandbox_id, "close")
+    report = sdk.page.evaluate("id => hostTools.resume(id, true)", sandbox_id)
+    assert {"tools", "ToolError", "wasmbox", "price", "echoed"} <= set(report["restored"])
+    assert report["notRestored"] == []
+    handler_calls(sdk)
+    assert value(sdk.run(sandbox_id, AFTER_RESUME)) == "(9.5, 2, 1, 'no such sku: B2')"
+    assert [name for name, _ in handler_calls(sdk)] == ["price", "price", "echo"]
+    sdk.call(sandbox_id, "close")
+    sdk.page.evaluate("id => hostTools.resume(id, false)", sandbox_id)
+    refused = sdk.run(sandbox_id, "await price(sku='A1')")
+    assert refused["error"]["name"] == "ToolError"
+    assert "not granted" in refused["error"]["message"]
+    assert handler_calls(sdk) == []
+    sdk.page.evaluate("id => wasmbox.Sandbox.delete(id)", sandbox_id)
