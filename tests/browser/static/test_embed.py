@@ -1,5 +1,7 @@
 """<wasmbox-cell> on the export's example page (examples/embed.html), served with no headers:
-an autorun cell, a plot, an error, two sessions, the keyboard, and the page's CSS kept out."""
+an autorun cell, a plot, an error, two sessions, the keyboard, and the page's CSS kept out; and
+input(), which gets the user's line where the page is cross-origin isolated (the app's server
+sends the example page with COOP/COEP) and raises EOFError saying why where it is not."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.support.engines import EngineBrowser, EnginePage, selected_engines
+from tests.browser.sandbox.conftest import isolated_server  # noqa: F401 (a fixture)
+from tests.support.engines import ENGINE_GAPS, EngineBrowser, EnginePage, selected_engines
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +142,44 @@ def test_the_host_page_css_does_not_reach_in(embed_page: EnginePage) -> None:
         ".querySelector('textarea')).color"
     )
     assert color != "rgb(102, 51, 153)"  # the page's `textarea { color: rebeccapurple }`
+
+
+def test_input_where_the_page_is_not_isolated_says_why(embed_page: EnginePage) -> None:
+    result = run_cell(embed_page, "ask")
+    assert result["outcome"] == "OUTCOME_FAILED"
+    assert result["error"]["name"] == "EOFError"
+    assert "terminate-only" in result["error"]["message"]
+
+
+# The cell's input line, in its shadow root, once input() asks (null before).
+INPUT_LINE = """id => {
+    const field = document.getElementById(id).shadowRoot.querySelector('.live form input');
+    return field ? field.getAttribute('aria-label') : null;
+}"""
+# Type a line and press Enter, as the keyboard would (every engine: through the page).
+ANSWER = """([id, line]) => {
+    const field = document.getElementById(id).shadowRoot.querySelector('.live form input');
+    field.value = line;
+    field.form.requestSubmit();
+}"""
+
+
+def test_input_gets_the_users_line_where_the_page_is_isolated(
+    engine: EngineBrowser,
+    isolated_server: str,  # noqa: F811
+) -> None:
+    if (engine.name, "isolated") in ENGINE_GAPS:
+        pytest.skip(ENGINE_GAPS[(engine.name, "isolated")])
+    page = engine.new_page()
+    try:
+        page.goto(f"{isolated_server}/examples/embed.html")
+        page.evaluate("() => void document.getElementById('ask').run()")
+        page.wait_for_function(f"({INPUT_LINE})('ask') !== null", timeout=RUN_TIMEOUT_MS)
+        assert page.evaluate(INPUT_LINE, "ask") == "input: Your name? "
+        page.evaluate(ANSWER, ["ask", "Ada"])
+        result = last_result(page, "ask")
+        assert result["outcome"] == "OUTCOME_OK", result["error"]
+        assert result["stdout"] == "Your name? Ada\nHello, Ada!\n"
+        assert page.evaluate(INPUT_LINE, "ask") is None
+    finally:
+        page.close()

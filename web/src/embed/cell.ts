@@ -1,8 +1,11 @@
 // <wasmbox-cell>: editable Python with a Run button (and Ctrl/Cmd+Enter), whose outputs render
 // exactly as in the app (ui/result-view.ts, sanitised by ui/sanitize.ts), in a shadow root.
+// While it runs, its output shows as it comes, and input() gets a line to type in there (where
+// the page is cross-origin isolated; elsewhere input() raises EOFError saying why).
 import type { ExecutionResult } from "wasmbox";
 import { saveBytes } from "../ui/files.js";
 import { h } from "../ui/dom.js";
+import { askLine } from "../ui/input-line.js";
 import { renderResult } from "../ui/result-view.js";
 import { packageList, sessionSandbox, timeoutMs } from "./sessions.js";
 import { CELL_CSS } from "./styles.js";
@@ -73,7 +76,14 @@ export class WasmboxCell extends HTMLElement {
       const sandbox = await sessionSandbox(this.session, this.sessionPackages());
       performance.mark("wasmbox:cell-sandbox-ready");
       this.say("Running…");
-      const result = await sandbox.execute(this.code.value, { timeoutMs: timeoutMs(this.getAttribute("timeout")) });
+      const live = h("pre", { class: "live", "aria-label": "Output so far" });
+      this.output!.replaceChildren(live);
+      const result = await sandbox.execute(this.code.value, {
+        timeoutMs: timeoutMs(this.getAttribute("timeout")),
+        onStdout: (text) => live.append(text),
+        onStderr: (text) => live.append(h("span", { class: "stderr" }, text)),
+        onInput: (prompt) => askLine(live, prompt),
+      });
       const download = (path: string): void => void sandbox.readFile(path).then((bytes) => saveBytes(bytes, path));
       this.output!.replaceChildren(renderResult(result, download));
       this.say("");

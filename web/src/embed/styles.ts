@@ -14,6 +14,8 @@ textarea:focus-visible, button:focus-visible { outline: 2px solid Highlight; out
 .result:not(.outcome-outcome_ok) .badge { color: #c62828; }
 pre { margin: .25rem 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.4 ui-monospace, monospace; }
 .stderr, .traceback { color: #c62828; }
+.input-line { display: inline; }
+.input-line input { font: inherit; min-width: 20ch; }
 img.plot { max-width: 100%; height: auto; }
 .chart { margin: .25rem 0; }
 .chart iframe { display: block; width: 100%; height: 460px; border: 0; background: white; }

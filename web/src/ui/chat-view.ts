@@ -2,6 +2,7 @@
 import type { AgentEvent, ExecutionResult, Transcript, Turn } from "wasmbox";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
+import { askLine } from "./input-line.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderResult, type DownloadFn } from "./result-view.js";
 import { markUngrounded, ungroundedNote } from "./ungrounded.js";
@@ -174,26 +175,10 @@ export class ChatView {
    */
   askInput(callId: string, prompt: string, signal: AbortSignal): Promise<string | null> {
     const live = this.liveOutputs.get(callId);
-    if (!live || signal.aborted) return Promise.resolve(null);
-    const field = h("input", {
-      type: "text",
-      "aria-label": prompt ? `input: ${prompt}` : "input",
-      autocomplete: "off",
-    });
-    const form = h("form", { class: "input-line" }, field);
-    live.append(form);
-    field.focus();
+    if (!live) return Promise.resolve(null);
+    const line = askLine(live, prompt, signal);
     this.scroll();
-    return new Promise((resolve) => {
-      const done = (line: string | null) => {
-        signal.removeEventListener("abort", stop);
-        form.remove();
-        resolve(line);
-      };
-      const stop = () => done(null);
-      signal.addEventListener("abort", stop, { once: true });
-      form.addEventListener("submit", (event) => (event.preventDefault(), done(field.value)));
-    });
+    return line;
   }
 
   private appendOutput(callId: string, stream: string, text: string): void {
