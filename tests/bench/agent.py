@@ -11,7 +11,13 @@ three), `blocks-ask` (`?codeblocks=ask`: python blocks not run, the model asked 
 instead), and `smolagents`
 (smolagents' CodeAgent, its own native executor, tests/bench/smolagents_peer.py).
 
-    python -m tests.bench.agent [--tasks primes fibonacci ...] [--rows on off smolagents]
+The task `three-tools` needs three host tools (an order, a price, a discount) and runs two ways
+on a bench page (tests/browser/pages/agent-tools.js): `code-mode`, the SDK Agent given the tools
+(the model calls them inside run_python), and `tool-per-call`, each tool offered to the model as
+a tool of its own, one round trip per answer and no Python; model requests and seconds side by
+side (tests/bench/agent_tools.py; its `--dry-run` runs the page with a scripted model).
+
+    python -m tests.bench.agent [--tasks primes three-tools ...] [--rows on off smolagents]
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ from playwright.sync_api import Page, Request, sync_playwright
 from pydantic import SecretStr
 
 from backend.settings import Settings
+from tests.bench.agent_tools import MODES, THREE_TOOLS, ToolOutcome, run_tool_task, tool_table
+from tests.browser.sandbox.conftest import app_with_page_headers
 from tests.support.browser import launch_args
 from tests.support.llama_server import llama_server, source
 from tests.support.models import QWEN_CODER
-from tests.support.servers import running, test_app
+from tests.support.servers import running
 
 ALIAS = "qwen2.5-coder-1.5b"
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,9 +280,8 @@ def summary(outcomes: list[Outcome]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument(
-        "--tasks", nargs="*", default=[t.name for t in TASKS], choices=[t.name for t in TASKS]
-    )
+    names = [t.name for t in TASKS] + [THREE_TOOLS.name]
+    parser.add_argument("--tasks", nargs="*", default=names, choices=names)
     parser.add_argument("--timeout-min", type=float, default=15)
     parser.add_argument("--threads", type=int, default=2)
     # The model's own template by default: chatml-function-calling (0.3.36) drops `tool` messages
@@ -286,7 +293,8 @@ def main() -> int:
     parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS))
     args = parser.parse_args()
     by_name = {t.name: t for t in TASKS}
-    tasks = [by_name[name] for name in args.tasks]  # in the order given
+    tasks = [by_name[name] for name in args.tasks if name in by_name]  # in the order given
+    tool_outcomes: list[ToolOutcome] = []
     if "smolagents" in args.rows:
         subprocess.run([str(ROOT / "scripts" / "ensure-smolagents.sh")], check=True)
     RESULTS.mkdir(exist_ok=True)
@@ -306,7 +314,8 @@ def main() -> int:
             chat_format=args.chat_format,
             nice=args.nice,
         ) as base,
-        running(test_app(settings(base))) as url,
+        # The app's pages as shipped; the bench's own page (the tools task) isolated like them.
+        running(app_with_page_headers(True, settings(base))) as url,
         sync_playwright() as pw,
     ):
         browser = pw.chromium.launch(**launch_args())
@@ -325,10 +334,21 @@ def main() -> int:
                 name = f"bench-agent-{row}-{task.name}.txt"
                 (RESULTS / name).write_text(outcome.transcript)
                 print(f"{row:11} " + table([outcome]).splitlines()[1], flush=True)
+        if THREE_TOOLS.name in args.tasks:
+            for mode in MODES:
+                found = run_tool_task(
+                    browser, url, THREE_TOOLS, mode, ALIAS, MAX_STEPS, args.timeout_min * 60
+                )
+                tool_outcomes.append(found)
+                print(tool_table(THREE_TOOLS, [found]).splitlines()[2], flush=True)
         browser.close()
     for row, outcomes in results.items():
         print(f"\n== {ROWS[row]}")
         print(table(outcomes))
+    if tool_outcomes:
+        print("\n" + tool_table(THREE_TOOLS, tool_outcomes))
+        for o in tool_outcomes:
+            print(f"{o.mode} answer: {o.answer[-300:] or o.error}")
     print()
     for row, outcomes in results.items():
         print(f"{ROWS[row]:50} {summary(outcomes)}")

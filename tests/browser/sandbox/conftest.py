@@ -25,9 +25,9 @@ BOOT_TIMEOUT_MS = 120_000
 TRUSTED_TYPES_ONLY = "require-trusted-types-for 'script'; trusted-types 'none'"
 
 
-def app_with_page_headers(isolated: bool) -> FastAPI:
+def app_with_page_headers(isolated: bool, settings: Settings | None = None) -> FastAPI:
     """The test app, whose /test-pages/ get the headers real app pages get (COOP/COEP, CSP)."""
-    app = test_app(Settings(cross_origin_isolation=isolated))
+    app = test_app(settings or Settings(cross_origin_isolation=isolated))
 
     @app.middleware("http")
     async def page_headers(
