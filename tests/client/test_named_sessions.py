@@ -78,6 +78,11 @@ def test_a_second_mcp_server_on_an_open_session_is_refused(tmp_path: Path) -> No
     assert "the session 'busy' is open in another wasmbox process" in refused.stderr
 
 
+def double(x: float) -> float:
+    """Twice x."""
+    return 2 * x
+
+
 def test_sandbox_session_resumes_in_a_new_browser(
     loop: Loop, runtime_built: None, tmp_path: Path
 ) -> None:
@@ -90,11 +95,14 @@ def test_sandbox_session_resumes_in_a_new_browser(
             NamedSession.claim("py", tmp_path)
     finally:
         loop(sb.close())
-    again = loop(Sandbox.create(timeout=300, session="py", data_dir=tmp_path))
+    # Tools are never saved: the ones given now are the resumed session's.
+    tools = {"double": double}
+    again = loop(Sandbox.create(timeout=300, session="py", data_dir=tmp_path, tools=tools))
     try:
         assert again.resumed and again.id == sb.id
         assert again.host.server.port == port  # the same origin, so the same storage
-        assert loop(again.execute("round(x, 4)")).text == "6.2832"
+        code = "from wasmbox import tools\nround(await tools.double(x=x), 4)"
+        assert loop(again.execute(code)).text == "12.5664"
     finally:
         loop(again.close())
 

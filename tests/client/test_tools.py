@@ -61,3 +61,21 @@ def test_python_functions_answer_the_sandbox(loop: Loop, host: Host) -> None:
         ]
     finally:
         loop(sb.close())
+
+
+def test_a_resumed_session_is_given_its_tools_again(loop: Loop, host: Host) -> None:
+    """Tools are never saved: `resume(tools=...)` grants them again, and the names the session
+    bound to them call these."""
+    tools: dict[str, ToolFunction] = {"lookup_price": lookup_price}
+    sb = loop(Sandbox.create(persist=True, host=host, tools=tools))
+    bound = loop(sb.execute("from wasmbox import tools\nprice = tools.lookup_price\n1"))
+    assert bound.outcome == "OUTCOME_OK", bound.error
+    loop(sb.close())
+    again = loop(Sandbox.resume(sb.id, host=host, tools={"lookup_price": lookup_price}))
+    try:
+        result = loop(again.execute("(await price(sku='A1'))['price']"))
+        assert result.outcome == "OUTCOME_OK", result.error
+        assert result.text == "9.5"
+        assert [c.name for c in result.audit.tool_calls] == ["lookup_price"]
+    finally:
+        loop(again.delete())

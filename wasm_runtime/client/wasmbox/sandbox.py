@@ -87,7 +87,8 @@ class Sandbox:
 
         `session="NAME"` opens a named session: the sandbox saved under that name (variables,
         files, history), or a new persisted one, kept in a browser profile of its own under
-        `data_dir` (see wasmbox.named). Only one process at a time may have it open.
+        `data_dir` (see wasmbox.named). Only one process at a time may have it open. Tools are
+        never saved: the ones given each time are the session's (see `resume`).
         """
         options: dict[str, Any] = {
             "timeoutMs": milliseconds(timeout, "timeout"),
@@ -97,20 +98,22 @@ class Sandbox:
         }
         if persist is not None:
             options["persist"] = persist
-        specs = tool_specs(tools or {})
-        if session is None and specs:
-            return await cls._open_with_tools(host, browser, options, specs, dict(tools or {}))
-        if specs:
-            raise ValueError("a named session cannot take tools yet: they are not saved with it")
+        granted = dict(tools or {})
+        tool_specs(granted)  # a bad tool is a TypeError now, before a browser starts
         if session is None:
-            return await cls._open(host, browser, "create", options)
+            return await cls._open(host, browser, granted, "create", options)
         if host is not None or persist is not None:
             raise ValueError("a named session starts its own browser and always persists")
-        return await cls._open_named(session, data_dir, browser, options)
+        return await cls._open_named(session, data_dir, browser, options, granted)
 
     @classmethod
     async def _open_named(
-        cls, name: str, data_dir: Path | None, browser: BrowserName, options: dict[str, Any]
+        cls,
+        name: str,
+        data_dir: Path | None,
+        browser: BrowserName,
+        options: dict[str, Any],
+        tools: dict[str, ToolFunction],
     ) -> Sandbox:
         named = NamedSession.claim(name, data_dir)
         try:
@@ -118,7 +121,8 @@ class Sandbox:
                 browser=browser, profile=named.profile(browser), port=named.port
             )
             try:
-                opened = await host.call("openNamed", named.sandbox_id, options)
+                token, grant = await cls._grant(host, tools)
+                opened = await host.call("openNamed", named.sandbox_id, options, grant)
                 named.remember(port=host.server.port, sandbox_id=opened["id"])
             except BaseException:
                 await host.close()
@@ -129,31 +133,48 @@ class Sandbox:
         sandbox = cls(host, opened["id"], owns_host=True, named=named)
         sandbox.resumed, sandbox.replaced = opened["resumed"], opened["replaced"]
         sandbox.not_restored = opened["notRestored"]
+        sandbox._tool_token = token
         return sandbox
 
     @classmethod
     async def resume(
-        cls, sandbox_id: str, *, host: Host | None = None, browser: BrowserName = "chromium"
+        cls,
+        sandbox_id: str,
+        *,
+        host: Host | None = None,
+        browser: BrowserName = "chromium",
+        tools: Mapping[str, ToolFunction] | None = None,
     ) -> Sandbox:
-        """A persisted session again (`Sandbox.resume(id)` in the SDK)."""
-        return await cls._open(host, browser, "resume", sandbox_id)
+        """A persisted session again (`Sandbox.resume(id)` in the SDK). Tools are never saved:
+        `tools` are granted again, and the names the session's Python bound to tools call these."""
+        granted = dict(tools or {})
+        tool_specs(granted)
+        return await cls._open(host, browser, granted, "resume", sandbox_id)
+
+    @staticmethod
+    async def _grant(
+        host: Host, tools: dict[str, ToolFunction]
+    ) -> tuple[int | None, dict[str, Any]]:
+        """The page's handle on these tools (`{}` for none): their specs and a token for calls."""
+        if not tools:
+            return None, {}
+        token = await host.tool_token(tools)
+        return token, {"toolSpecs": tool_specs(tools), "toolToken": token}
 
     @classmethod
-    async def _open_with_tools(
+    async def _open(
         cls,
         host: Host | None,
         browser: BrowserName,
-        options: dict[str, Any],
-        specs: list[dict[str, Any]],
         tools: dict[str, ToolFunction],
+        method: str,
+        *args: Any,
     ) -> Sandbox:
         owns = host is None
         used = host or await Host.start(browser=browser)
         try:
-            token = await used.tool_token(tools)
-            sandbox_id: str = await used.call(
-                "create", {**options, "toolSpecs": specs, "toolToken": token}
-            )
+            token, grant = await cls._grant(used, tools)
+            sandbox_id: str = await used.call(method, *args, grant)
         except BaseException:
             if owns:
                 await used.close()
@@ -161,18 +182,6 @@ class Sandbox:
         sandbox = cls(used, sandbox_id, owns_host=owns)
         sandbox._tool_token = token
         return sandbox
-
-    @classmethod
-    async def _open(cls, host: Host | None, browser: BrowserName, method: str, arg: Any) -> Sandbox:
-        owns = host is None
-        used = host or await Host.start(browser=browser)
-        try:
-            sandbox_id: str = await used.call(method, arg)
-        except BaseException:
-            if owns:
-                await used.close()
-            raise
-        return cls(used, sandbox_id, owns_host=owns)
 
     async def execute(
         self,

@@ -36,31 +36,34 @@ function clientTools(token, specs) {
   );
 }
 
+// `{ tools }` for the SDK from the client's grant (`{}`: none); a resume grants them again.
+const granted = ({ toolSpecs, toolToken } = {}) => (toolSpecs ? { tools: clientTools(toolToken, toolSpecs) } : {});
+
 window.wasmboxHost = {
-  async create({ toolSpecs, toolToken, ...options }) {
+  async create(options, grant) {
     // An SDK without persisted sessions would ignore `persist`: refuse instead of pretending.
     if (options.persist !== undefined && !persistence()) throw new Error(NO_PERSISTENCE);
-    const tools = toolSpecs ? { tools: clientTools(toolToken, toolSpecs) } : {};
-    return (await Sandbox.create({ ...options, ...tools })).id;
+    return (await Sandbox.create({ ...options, ...granted(grant) })).id;
   },
-  async resume(id) {
+  async resume(id, grant) {
     if (!persistence()) throw new Error(NO_PERSISTENCE);
-    return (await Sandbox.resume(id)).id;
+    return (await Sandbox.resume(id, granted(grant))).id;
   },
   // A named session: its saved sandbox again, or a new persisted one when there is none (never
   // saved, deleted or expired: `replaced` says so). Any other failure (a lock, storage) is thrown.
-  async openNamed(savedId, options) {
+  async openNamed(savedId, options, grant) {
     if (!persistence()) throw new Error(NO_PERSISTENCE);
+    const tools = granted(grant);
     if (savedId) {
       try {
-        const again = await Sandbox.resume(savedId);
+        const again = await Sandbox.resume(savedId, tools);
         const notRestored = again.resumeReport?.notRestored ?? [];
         return { id: again.id, resumed: true, replaced: false, notRestored };
       } catch (error) {
         if (error?.name !== "SessionNotFound") throw error;
       }
     }
-    const created = await Sandbox.create({ ...options, persist: true });
+    const created = await Sandbox.create({ ...options, ...tools, persist: true });
     return { id: created.id, resumed: false, replaced: Boolean(savedId), notRestored: [] };
   },
   delete: (id) => Sandbox.delete(id),
