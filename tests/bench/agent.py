@@ -347,8 +347,8 @@ def main() -> int:
         print(table(outcomes))
     if tool_outcomes:
         print("\n" + tool_table(THREE_TOOLS, tool_outcomes))
-        for o in tool_outcomes:
-            print(f"{o.mode} answer: {o.answer[-300:] or o.error}")
+        for way in tool_outcomes:
+            print(f"{way.mode} answer: {way.answer[-300:] or way.error}")
     print()
     for row, outcomes in results.items():
         print(f"{ROWS[row]:50} {summary(outcomes)}")

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.browser.sandbox.conftest import isolated_server  # noqa: F401 (a fixture)
 from tests.support.engines import ENGINE_GAPS, EngineBrowser, EnginePage, selected_engines
+from tests.support.engines.chromium import ChromiumBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -119,9 +120,13 @@ def test_printed_html_is_text_not_markup(embed_page: EnginePage) -> None:
     "chromium" not in selected_engines(),
     reason="Chromium's keyboard through Playwright; other engines run the cells through the page",
 )
-def test_ctrl_enter_runs_the_edited_code(browser: Browser, static_site: str) -> None:
-    """Keyboard only: Tab reaches the code, Ctrl+Enter runs what was typed (Chromium's keyboard)."""
-    page = browser.new_page()
+def test_ctrl_enter_runs_the_edited_code(engine: EngineBrowser, static_site: str) -> None:
+    """Keyboard only: Tab reaches the code, Ctrl+Enter runs what was typed (Chromium's keyboard).
+    Through the engine's browser: asking for pytest-playwright's `browser` here would make it
+    launch another and close the one the `engine` fixture holds."""
+    if not isinstance(engine, ChromiumBrowser):
+        pytest.skip("Chromium's keyboard through Playwright")
+    page = engine.browser.new_page()
     try:
         page.goto(f"{static_site}examples/embed.html")
         code = page.get_by_role("textbox", name="Python code").last

@@ -76,7 +76,7 @@ export class WasmboxCell extends HTMLElement {
       const sandbox = await sessionSandbox(this.session, this.sessionPackages());
       performance.mark("wasmbox:cell-sandbox-ready");
       this.say("Running…");
-      const live = h("pre", { class: "live", "aria-label": "Output so far" });
+      const live = h("pre", { class: "live" }); // inside the output: its label is the output's
       this.output!.replaceChildren(live);
       const result = await sandbox.execute(this.code.value, {
         timeoutMs: timeoutMs(this.getAttribute("timeout")),
