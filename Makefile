@@ -22,7 +22,7 @@ SLOWEST := --durations=20
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
-.PHONY: help setup protocol runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-anywhere bench-agent bench-local-model llama clean
+.PHONY: help setup protocol runtime js build run browser lint format typecheck test test-matrix test-engines test-js test-fast bench-runtime redis bench-proxy bench-sandbox bench-app bench-static bench-coverage bench-anywhere bench-agent bench-local-model llama clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -113,6 +113,10 @@ bench-reliability: build browser ## stack depths, overflow and C-loop settle tim
 
 bench-static: build browser ## exported folder, no COOP/COEP: embed's first result cold, repeat, offline; bytes
 	$(BIN)/python -m tests.bench.static
+
+bench-coverage: build browser ## DataFrameBench tasks (PyPI, pinned): passes natively and in the sandbox before/after the data-task packages, missing modules
+	$(BIN)/pip install -q --disable-pip-version-check -r tests/bench/coverage-requirements.txt
+	$(BIN)/python -m tests.bench.coverage
 
 bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
 	$(BIN)/python -m tests.bench.app

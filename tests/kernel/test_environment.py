@@ -53,6 +53,7 @@ def test_c_stack_depth_is_the_engines(make_kernel, levels, fragment):
         pytest.param("input() raises EOFError unless the host answers it", id="input"),
         pytest.param("from wasmbox import tools", id="tools"),
         pytest.param("time.sleep() blocks", id="sleep"),
+        pytest.param("statsmodels, regex and lxml are not here", id="compiled-missing"),
     ],
 )
 def test_notes_mention(kernel, fragment):

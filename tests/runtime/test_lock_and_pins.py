@@ -38,6 +38,7 @@ def test_extras_replace_official_entries(lock) -> None:
 def test_checked_in_pins_parse() -> None:
     names = {pin.name for pin in read_pins()}
     assert {"sympy", "mpmath", "networkx", "seaborn", "openpyxl", "et-xmlfile", "tabulate"} <= names
+    assert {"faker", "holidays", "beautifulsoup4", "requests", "geopy", "folium"} <= names
 
 
 @pytest.mark.parametrize(
