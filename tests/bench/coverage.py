@@ -58,18 +58,11 @@ TASK_TIMEOUT_S = 120
 ADDED_FOR_TASKS = (
     "faker",
     "holidays",
-    "beautifulsoup4",
-    "soupsieve",
     "requests",
     "urllib3",
     "idna",
     "certifi",
     "charset-normalizer",
-    "geopy",
-    "geographiclib",
-    "folium",
-    "branca",
-    "xyzservices",
 )
 # The sandbox's run, in the page: the runner's report, or the outcome when it never printed one.
 RUN = """async ([id, code, timeoutMs]) => {
