@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -71,13 +72,20 @@ def fetch_extras(cache_dir: Path, pins: list[ExtraPin]) -> tuple[list[Path], lis
         if not ok:
             names = ", ".join(pin.name for pin in missing)
             raise BuildError(f"pip could not download the extras {names}: see pip's message above.")
-    wheels = []
+    return verified_downloads(cache_dir, pins, find_wheel, "wheel"), [pin.name for pin in missing]
+
+
+def verified_downloads(
+    folder: Path, pins: list[ExtraPin], find: Callable[[Path, ExtraPin], Path | None], kind: str
+) -> list[Path]:
+    """The file pip downloaded for each pin, each checked against the pin's sha256."""
+    files = []
     for pin in pins:
-        wheel = find_wheel(cache_dir, pin)
-        if wheel is None:
-            raise BuildError(f"pip gave no wheel for {pin.name}=={pin.version}.")
-        actual = sha256_file(wheel)
+        found = find(folder, pin)
+        if found is None:
+            raise BuildError(f"pip gave no {kind} for {pin.name}=={pin.version}.")
+        actual = sha256_file(found)
         if actual != pin.sha256:
-            raise HashMismatchError(wheel.name, pin.sha256, actual, wheel)
-        wheels.append(wheel)
-    return wheels, [pin.name for pin in missing]
+            raise HashMismatchError(found.name, pin.sha256, actual, found)
+        files.append(found)
+    return files

@@ -19,9 +19,8 @@ from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 
-from wasm_runtime.builder.errors import BuildError, HashMismatchError
-from wasm_runtime.builder.extras import ExtraPin, read_pins
-from wasm_runtime.builder.hashing import sha256_file
+from wasm_runtime.builder.errors import BuildError
+from wasm_runtime.builder.extras import ExtraPin, read_pins, verified_downloads
 from wasm_runtime.builder.sources import pip_download
 
 SOURCE_PINS = "extras-source.txt"
@@ -43,15 +42,11 @@ def fetch_source_wheels(cache_dir: Path, pins: list[ExtraPin]) -> tuple[list[Pat
     ):
         names = ", ".join(pin.name for pin in missing)
         raise BuildError(f"pip could not download the source archives of {names}: see above.")
-    wheels = []
-    for pin in pins:
-        archive = _find_archive(archives, pin)
-        if archive is None:
-            raise BuildError(f"pip gave no source archive for {pin.name}=={pin.version}.")
-        actual = sha256_file(archive)
-        if actual != pin.sha256:
-            raise HashMismatchError(archive.name, pin.sha256, actual, archive)
-        wheels.append(pure_wheel(archive, pin, cache_dir / "wheels"))
+    archived = verified_downloads(archives, pins, _find_archive, "source archive")
+    wheels = [
+        pure_wheel(archive, pin, cache_dir / "wheels")
+        for archive, pin in zip(archived, pins, strict=True)
+    ]
     return wheels, [pin.name for pin in missing]
 
 

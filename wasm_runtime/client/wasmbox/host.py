@@ -54,11 +54,9 @@ class Host:
         self._close_browser = close_browser
         self.page = page
         self._sinks: dict[int, StreamSink] = {}
-        # The page's `wasmboxStream`, exposed when a run first streams: not on the start's path.
-        self._exposing: asyncio.Future[object] | None = None
+        # The page's `wasmboxStream` is exposed when a run first streams (not on the start's
+        # path), its `wasmboxTool` when a sandbox with tools is first created: both by `expose`.
         self._tokens = itertools.count(1)
-        # The page's `wasmboxTool`, exposed when a sandbox with tools is first created.
-        self._exposing_tools: asyncio.Future[object] | None = None
         self._toolsets: dict[int, Mapping[str, ToolFunction]] = {}
         self._closed = False
         # Chromium: calls go straight to the DevTools protocol, on this object (see `call`).
@@ -157,39 +155,20 @@ class Host:
 
     async def stream_token(self, sink: StreamSink) -> int:
         """A token for a run's output: the page calls `wasmboxStream(token, name, text)`."""
-        if self._exposing is None:
-            self._exposing = asyncio.ensure_future(self._expose_streams())
-        try:
-            await asyncio.shield(self._exposing)
-        except Error as exc:
-            self._exposing = None
-            raise SandboxError(js_message(exc.message)) from None
+        await self.expose("wasmboxStream", partial(deliver, self._sinks))
         token = next(self._tokens)
         self._sinks[token] = sink
         return token
-
-    async def _expose_streams(self) -> object:
-        return await self.page.expose_function("wasmboxStream", partial(deliver, self._sinks))
 
     def drop_stream(self, token: int) -> None:
         self._sinks.pop(token, None)
 
     async def tool_token(self, tools: Mapping[str, ToolFunction]) -> int:
         """A token for a sandbox's tools: the page calls `wasmboxTool(token, name, args)`."""
-        exposing = self._exposing_tools
-        if exposing is None:
-            exposing = self._exposing_tools = asyncio.ensure_future(self._expose_tools())
-        try:
-            await asyncio.shield(exposing)
-        except Error as exc:
-            self._exposing_tools = None
-            raise SandboxError(js_message(exc.message)) from None
+        await self.expose("wasmboxTool", self._call_tool)
         token = next(self._tokens)
         self._toolsets[token] = tools
         return token
-
-    async def _expose_tools(self) -> object:
-        return await self.page.expose_function("wasmboxTool", self._call_tool)
 
     async def _call_tool(self, token: int, name: str, args: str) -> str:
         return await call_tool(self._toolsets.get(token, {}), name, args)
