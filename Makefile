@@ -16,6 +16,7 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 	tests/browser/sandbox/test_host_tools.py tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
 	tests/browser/static/test_embed.py tests/browser/static/test_offline_engines.py \
+	tests/browser/static/test_static_engines.py \
 	tests/browser/sessions/test_engines.py tests/browser/local_model/test_engines.py
 # `make test` lists its 20 slowest tests (setup and teardown included), so growth is seen.
 SLOWEST := --durations=20
