@@ -15,6 +15,7 @@ export type { ModeReport, SandboxMode } from "./mode.js";
 export type { InputHandler, ToolDefinition, ToolInfo, Tools } from "./tools.js";
 export { SandboxError, type SandboxErrorType } from "./errors.js";
 export { LIMITS } from "../protocol/limits.js";
+export { OUTCOMES } from "../protocol/types.js";
 export type { CreateOptions, ExecuteOptions, FileInput, SandboxInfo, SandboxState, StartProgress } from "./options.js";
 export type {
   Environment,

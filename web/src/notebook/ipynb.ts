@@ -1,20 +1,12 @@
 // A Jupyter notebook (nbformat 4, ours or Jupyter's) as a transcript the log can show and "Run all"
 // can replay: markdown cells as text, code cells as runs with their recorded outputs. Read field by
 // field from untrusted JSON: anything of the wrong type is refused with the cell it is in.
-import { LIMITS, outputText, type ExecutionResult, type Outcome, type Transcript, type Turn } from "wasmbox";
+import { LIMITS, OUTCOMES, outputText, type ExecutionResult, type Outcome, type Transcript, type Turn } from "wasmbox";
 
 type Json = Record<string, unknown>;
 
 export const MAX_CELLS = 10_000;
 
-const OUTCOMES: readonly string[] = [
-  "OUTCOME_OK",
-  "OUTCOME_FAILED",
-  "OUTCOME_DEADLINE_EXCEEDED",
-  "OUTCOME_MEMORY_EXCEEDED",
-  "OUTCOME_POLICY_VIOLATION",
-  "OUTCOME_CANCELLED",
-];
 const CHART_MIMES = ["application/vnd.plotly.v1+json", "application/vnd.vegalite.v5+json"];
 const IMAGE_MIMES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 // One output shows its richest form, as Jupyter does; a chart keeps its text as the caption.
@@ -89,7 +81,7 @@ function resultOf(cell: Json, where: string): ExecutionResult {
   const wasmbox = isObject(cell.metadata) && isObject(cell.metadata.wasmbox) ? cell.metadata.wasmbox : {};
   const hint = typeof wasmbox.hint === "string" ? wasmbox.hint.slice(0, 1000) : undefined;
   const failed = outputs.some((o) => isObject(o) && o.output_type === "error");
-  const recorded = typeof wasmbox.outcome === "string" && OUTCOMES.includes(wasmbox.outcome);
+  const recorded = typeof wasmbox.outcome === "string" && (OUTCOMES as readonly string[]).includes(wasmbox.outcome);
   const result = emptyResult((recorded ? wasmbox.outcome : failed ? "OUTCOME_FAILED" : "OUTCOME_OK") as Outcome);
   outputs.forEach((output: unknown, i) => {
     const at = `${where}.outputs[${i}]`;
