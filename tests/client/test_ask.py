@@ -24,6 +24,7 @@ from tests.support.fake_openai import (
     Reply,
     completion_reply,
     empty_stream_reply,
+    reported_stdout,
     stream_reply,
     tool_call_completion_reply,
     tool_call_stream_reply,
@@ -42,9 +43,7 @@ CLI = "import sys; from wasm_runtime.cli import main; sys.exit(main())"
 
 def told_stdout(request: Any) -> str:
     """The stdout of the run the last message reports (a `tool` message, or text calls' results)."""
-    last = request["messages"][-1]["content"]
-    report = json.loads(last.removeprefix("Result of run_python:\n"))
-    return str(report.get("stdout", "?")).strip()
+    return reported_stdout(request["messages"][-1]["content"]) or "?"
 
 
 def echo_tool_output(request: Any) -> Reply:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import types
 from typing import Any
 
@@ -54,19 +53,21 @@ def test_an_index_is_refused() -> None:
     assert "index_urls" in str(refusal("six", ["https://pypi.org/simple"], None))
 
 
-def test_confined_micropip_empties_the_index_and_refuses_before_installing() -> None:
+def test_confined_micropip_empties_the_index_and_refuses_before_installing(
+    run_async: Any,
+) -> None:
     module, calls = fake_micropip()
     confine_micropip(module)
     confine_micropip(module)  # a second kernel in the same worker changes nothing
 
     assert calls == [("set_index_urls", [])]
     assert module.package_index.DEFAULT_INDEX_URLS == []
-    asyncio.run(module.install("six"))
+    run_async(module.install("six"))
     assert calls[-1][:2] == ("install", "six")
     with pytest.raises(InstallRefused, match="URLs, paths and wheel files are refused"):
-        asyncio.run(module.install("https://example.com/x-1.0-py3-none-any.whl"))
+        run_async(module.install("https://example.com/x-1.0-py3-none-any.whl"))
     with pytest.raises(InstallRefused, match="index_urls"):
-        asyncio.run(module.install("six", index_urls="https://pypi.org/simple"))
+        run_async(module.install("six", index_urls="https://pypi.org/simple"))
     with pytest.raises(InstallRefused):
         module.set_index_urls(["https://pypi.org/simple"])
     assert len(calls) == 2

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from wasmbox_kernel import Kernel
@@ -40,31 +39,31 @@ def test_the_run_context_does_not_leak_into_the_caller(kernel: Kernel) -> None:
     assert DISPATCHER.current() is None
 
 
-def test_a_cell_with_top_level_await_is_a_task(kernel: Kernel) -> None:
+def test_a_cell_with_top_level_await_is_a_task(kernel: Kernel, run_async: Any) -> None:
     async def main() -> tuple[bool, Any]:
         started = start(kernel, "import asyncio\nawait asyncio.sleep(0)\n'later'")
         return isinstance(started, asyncio.Future), await started
 
-    with ThreadPoolExecutor(max_workers=1) as pool:  # see conftest.run_cell
-        is_task, result = pool.submit(asyncio.run, main()).result()
+    is_task, result = run_async(main())
     assert is_task
     assert result["value"]["text/plain"] == "'later'"
 
 
-def test_an_awaited_expression_alone_is_a_task_too(kernel: Kernel) -> None:
+def test_an_awaited_expression_alone_is_a_task_too(kernel: Kernel, run_async: Any) -> None:
     async def main() -> Any:
         started = start(kernel, "import asyncio\nawait asyncio.sleep(0, 'v')")
         assert isinstance(started, asyncio.Future)
         return await started
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert pool.submit(asyncio.run, main()).result()["value"]["text/plain"] == "'v'"
+    assert run_async(main())["value"]["text/plain"] == "'v'"
 
 
 CONTEXT_VAR = "import contextvars\nlevel = contextvars.ContextVar('level', default=0)"
 
 
-def test_a_context_variable_one_cell_sets_is_what_the_next_gets(kernel: Kernel) -> None:
+def test_a_context_variable_one_cell_sets_is_what_the_next_gets(
+    kernel: Kernel, run_async: Any
+) -> None:
     """As in a REPL: `decimal.setcontext` in one cell holds in the next, awaiting or not."""
     assert start(kernel, CONTEXT_VAR)["outcome"] == "OUTCOME_OK"
     start(kernel, "import decimal\ndecimal.setcontext(decimal.Context(prec=5))\nlevel.set(1)")
@@ -75,6 +74,5 @@ def test_a_context_variable_one_cell_sets_is_what_the_next_gets(kernel: Kernel) 
         await start(kernel, "import asyncio\nawait asyncio.sleep(0)\nlevel.set(2)")
         return start(kernel, "level.get()")
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert pool.submit(asyncio.run, main()).result()["value"]["text/plain"] == "2"
+    assert run_async(main())["value"]["text/plain"] == "2"
     assert DISPATCHER.current() is None

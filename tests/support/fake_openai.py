@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import socket
 import threading
 import time
@@ -313,6 +314,16 @@ PREFLIGHT_ALLOWS = {
     "access-control-allow-methods": "POST, GET",
     "access-control-allow-headers": "authorization, content-type",
 }
+
+
+def reported_stdout(content: str) -> str:
+    """The stdout a run's report gives the model: JSON in a `tool` message, or, for a call written
+    as text, `key: value` lines after "Result of run_python:" (multi-line values on their own)."""
+    report = content.removeprefix("Result of run_python:\n")
+    if report.startswith("{"):
+        return str(json.loads(report).get("stdout", "")).strip()
+    found = re.search(r"^stdout:(.*(?:\n(?![a-z_]+:).*)*)", report, re.M)
+    return found.group(1).strip() if found else ""
 
 
 def has_null_content(request: Any) -> bool:

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from tests.browser.app.conftest import AppPage, ScriptedModel, final
-from tests.support.fake_openai import stream_reply, tool_call_stream_reply
+from tests.support.fake_openai import reported_stdout, stream_reply, tool_call_stream_reply
 
 pytestmark = pytest.mark.browser
 
@@ -116,7 +116,7 @@ def test_fenced_json_tool_call_from_a_small_model(
     app_page.open(agent_app).ask("What is six times seven?")
     follow_up = model.requests()[-1]["messages"][-1]
     assert follow_up["role"] == "user"
-    assert json.loads(follow_up["content"].split("\n", 1)[1])["stdout"].strip() == "42"
+    assert reported_stdout(follow_up["content"]) == "42"
     assert app_page.page.get_by_text("It is 42.").is_visible()
 
 

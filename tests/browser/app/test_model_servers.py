@@ -19,6 +19,7 @@ from tests.support.fake_openai import (
     functions_prefix_reply,
     hermes_reply,
     ollama_tool_call_stream_reply,
+    reported_stdout,
     stream_reply,
     tool_call_completion_reply,
     tool_call_stream_reply,
@@ -101,7 +102,7 @@ def test_a_hermes_call_written_as_text_runs(
     model.script(hermes_reply(PRIMES), final("The sum is 1060."))
     app_page.open(agent_app).ask("What is the sum of all primes below 100?")
     follow_up = model.requests()[-1]["messages"][-1]
-    assert json.loads(follow_up["content"].split("\n", 1)[1])["stdout"].strip() == "1060"
+    assert reported_stdout(follow_up["content"]) == "1060"
     assert app_page.page.get_by_text("The sum is 1060.").is_visible()
 
 
@@ -111,7 +112,7 @@ def test_a_functions_prefix_call_written_as_text_runs(
     model.script(functions_prefix_reply(PRIMES), final("The sum is 1060."))
     app_page.open(agent_app).ask("What is the sum of all primes below 100?")
     follow_up = model.requests()[-1]["messages"][-1]
-    assert json.loads(follow_up["content"].split("\n", 1)[1])["stdout"].strip() == "1060"
+    assert reported_stdout(follow_up["content"]) == "1060"
     assert app_page.page.get_by_text("The sum is 1060.").is_visible()
 
 
