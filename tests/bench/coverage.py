@@ -58,6 +58,8 @@ TASK_TIMEOUT_S = 120
 ADDED_FOR_TASKS = (
     "faker",
     "holidays",
+    "beautifulsoup4",
+    "soupsieve",
     "requests",
     "urllib3",
     "idna",

@@ -85,11 +85,12 @@ COMPUTATIONS = [
     ),
     pytest.param(
         # The data-task packages (docs/package-coverage.md), offline.
-        "import datetime, holidays, requests\nfrom faker import Faker\n"
-        "fake = Faker(); fake.seed_instance(0)\n"
+        "import datetime, holidays, requests\nfrom bs4 import BeautifulSoup\n"
+        "from faker import Faker\nfake = Faker(); fake.seed_instance(0)\n"
+        "soup = BeautifulSoup('<ul><li class=a>hi</li><li>x</li></ul>', 'html.parser')\n"
         "[datetime.date(2026, 12, 25) in holidays.US(years=2026), bool(fake.name()),\n"
-        " requests.codes.ok]",
-        [True, True, 200],
+        " requests.codes.ok, soup.select_one('li.a').text]",
+        [True, True, 200, "hi"],
         id="data-task-extras",
     ),
     pytest.param("import wasmbox_kernel; wasmbox_kernel.__name__", "wasmbox_kernel", id="kernel"),

@@ -38,7 +38,7 @@ def test_extras_replace_official_entries(lock) -> None:
 def test_checked_in_pins_parse() -> None:
     names = {pin.name for pin in read_pins()}
     assert {"sympy", "mpmath", "networkx", "seaborn", "openpyxl", "et-xmlfile", "tabulate"} <= names
-    assert {"faker", "holidays", "requests", "urllib3", "charset-normalizer"} <= names
+    assert {"faker", "holidays", "beautifulsoup4", "soupsieve", "requests", "urllib3"} <= names
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def notes(options: KernelOptions) -> list[str]:
         _installs_note(options),
         "statsmodels, regex and lxml are not here (compiled, and no package registry carries "
         "their Pyodide builds): fit regressions with numpy.linalg.lstsq, scipy.stats or "
-        "sklearn.linear_model, use re for regular expressions and html.parser for HTML.",
+        "sklearn.linear_model, use re for regular expressions and bs4 (html.parser) for HTML.",
         "The import policy (js, pyodide.ffi, ctypes and the like refused) is advisory: it stops "
         "their use by mistake, not code set on getting round it. The browser is the security "
         "boundary: an opaque-origin sandboxed frame whose Content Security Policy allows no "
