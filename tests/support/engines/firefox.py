@@ -47,17 +47,22 @@ def firefox_executable() -> str | None:
 
 
 class Bidi:
-    """Commands over the BiDi websocket; events are not subscribed to, so replies come in order."""
+    """Commands over the BiDi websocket, one at a time. Events a page subscribed to arrive between
+    the replies and are kept, in order, in `events` (method and params)."""
 
     def __init__(self, socket: ClientConnection) -> None:
         self.socket = socket
         self.ids = itertools.count(1)
+        self.events: list[tuple[str, dict[str, Any]]] = []
 
     def send(self, method: str, **params: Any) -> dict[str, Any]:
         command_id = next(self.ids)
         self.socket.send(json.dumps({"id": command_id, "method": method, "params": params}))
         while True:
             message = json.loads(self.socket.recv(timeout=COMMAND_TIMEOUT_S))
+            if message.get("type") == "event":
+                self.events.append((message["method"], message["params"]))
+                continue
             if message.get("id") != command_id:
                 continue
             if message.get("type") == "error":
@@ -77,22 +82,74 @@ class FirefoxPage:
         self.bidi.send("browsingContext.navigate", context=self.context, url=url, wait="complete")
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:
+        return self.evaluate_in(self.context, expression, arg)
+
+    def wait_for_function(
+        self, expression: str, arg: Any = None, timeout: float | None = None
+    ) -> Any:
+        return poll(self, expression, arg, timeout)
+
+    def watch_requests(self) -> None:
+        """From now on, note every request this tab and the frames in it send (`requests`)."""
+        self.bidi.send(
+            "session.subscribe", events=["network.beforeRequestSent"], contexts=[self.context]
+        )
+
+    def requests(self) -> list[tuple[str, str]]:
+        """(browsing context, URL) of each request noted since `watch_requests`: the tab's own
+        context id, a frame's (`frames`), or "" for a worker's."""
+        self.bidi.send("session.status")  # a round trip: events sent before it are in
+        return [
+            (params.get("context") or "", params["request"]["url"])
+            for method, params in self.bidi.events
+            if method == "network.beforeRequestSent"
+            and params.get("context") in (None, self.context, *self.frames())
+        ]
+
+    def frames(self) -> list[str]:
+        """The browsing contexts of every frame inside the tab, nested ones too."""
+        tree = self.bidi.send("browsingContext.getTree", root=self.context)["contexts"]
+        found: list[str] = []
+        pending = list(tree[0].get("children") or [])
+        while pending:
+            frame = pending.pop(0)
+            found.append(frame["context"])
+            pending.extend(frame.get("children") or [])
+        return found
+
+    def evaluate_in(self, context: str, expression: str, arg: Any = None) -> Any:
+        """`evaluate` in one frame, whatever its origin (an opaque one too): the driver's
+        script runs in that document, past its CSP."""
         reply = self.bidi.send(
             "script.callFunction",
             functionDeclaration=json_function(expression),
             arguments=[{"type": "string", "value": json.dumps(arg)}],
             awaitPromise=True,
-            target={"context": self.context},
+            target={"context": context},
             resultOwnership="none",
         )
         if reply["type"] == "exception":
             raise EngineError(reply["exceptionDetails"]["text"])
         return unwrap(reply["result"]["value"])
 
-    def wait_for_function(
-        self, expression: str, arg: Any = None, timeout: float | None = None
-    ) -> Any:
-        return poll(self, expression, arg, timeout)
+    def move_mouse(self, x: float, y: float) -> None:
+        """Move the pointer to (x, y), CSS pixels of the tab's viewport, in a few steps as a hand
+        does, so what is under it sees it enter and move."""
+        self.bidi.send(
+            "input.performActions",
+            context=self.context,
+            actions=[
+                {
+                    "type": "pointer",
+                    "id": "mouse",
+                    "parameters": {"pointerType": "mouse"},
+                    "actions": [
+                        {"type": "pointerMove", "x": round(x - 30), "y": round(y - 30)},
+                        {"type": "pointerMove", "x": round(x), "y": round(y), "duration": 250},
+                    ],
+                }
+            ],
+        )
 
     def set_offline(self, offline: bool) -> None:
         conditions = {"type": "offline"} if offline else None
