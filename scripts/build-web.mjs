@@ -4,7 +4,7 @@
 // puts the embed at DIR/embed.js, next to DIR/sdk/; `wasmbox serve` at /embed.js).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,30 @@ await Promise.all(
   ["app", "embed", "sw", "pyscript", "charts"].map((d) => rm(join(out, d), { recursive: true, force: true })),
 );
 
+// plotly.js's dist is a UMD call whose factory, an arrow function passed as an argument, holds the
+// whole library: V8 preparses such a function lazily and parses it again when it is called, and
+// bundled it sat in one more lazy wrapper (esbuild's CommonJS shim), so the library's megabytes
+// were parsed several times in every new chart frame. Called at once inside parentheses, it is
+// compiled eagerly in one pass; it sets `window.Plotly`, which the frame's script then reads.
+const PLOTLY_DIST = join(root, "node_modules", "plotly.js-strict-dist-min", "plotly-strict.min.js");
+const UMD_FACTORY = '() => {\n"use strict";var Plotly=';
+async function eagerPlotly() {
+  const dist = await readFile(PLOTLY_DIST, "utf8");
+  const start = dist.indexOf(UMD_FACTORY);
+  const end = dist.lastIndexOf("}));");
+  if (start < 0 || end < start || !dist.includes("window.Plotly = Plotly;")) {
+    throw new Error(`${PLOTLY_DIST} is not the UMD shape scripts/build-web.mjs unwraps: look again`);
+  }
+  return `(() => {\n${dist.slice(start + "() => {\n".length, end)}})();`;
+}
+const plotlyGlobal = {
+  name: "plotly-is-global",
+  setup(b) {
+    b.onResolve({ filter: /^plotly\.js-strict-dist-min$/ }, () => ({ path: "plotly", namespace: "global" }));
+    b.onLoad({ filter: /.*/, namespace: "global" }, () => ({ contents: "export default window.Plotly;" }));
+  },
+};
+
 // The chart frames' scripts (web/src/charts/), loaded only when a chart appears and inlined into
 // the frame's document by hash (web/src/ui/chart-view.ts). Named by content, so caches keep them
 // for good; charts.json lists them for the server's and the export's page policy.
@@ -42,9 +66,11 @@ async function chartBundle(name) {
     format: "iife",
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
     entryPoints: [join(root, "web", "src", "charts", `${name}-frame.ts`)],
+    plugins: name === "plotly" ? [plotlyGlobal] : [],
     write: false,
   });
-  const text = made.outputFiles[0].text.trim();
+  const frame = made.outputFiles[0].text.trim();
+  const text = name === "plotly" ? `${await eagerPlotly()}\n${frame}` : frame;
   if (/<\/script|<!--/i.test(text)) throw new Error(`the ${name} chart bundle cannot be inlined`);
   const digest = createHash("sha256").update(text, "utf8");
   const sha256 = digest.copy().digest("base64");

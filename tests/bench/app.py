@@ -34,7 +34,10 @@ def visit(context: BrowserContext, url: str) -> Visit:
     page.on(
         "requestfinished",
         lambda r: finished.append(
-            (r.timing["startTime"] + r.timing["responseEnd"], r.sizes()["responseBodySize"])
+            (
+                r.timing["startTime"] + r.timing["responseEnd"],
+                max(r.sizes()["responseBodySize"], 0),  # -1: from the cache
+            )
         ),
     )
     page.goto(url)

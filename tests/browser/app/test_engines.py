@@ -193,22 +193,30 @@ ALTAIR_CODE = (
     "alt.Chart(pd.DataFrame({'a': [1, 2, 3], 'b': [7, 8, 9]}), title='Pairs')"
     ".mark_point(size=400, filled=True).encode(x='a:Q', y='b:Q', tooltip=['a', 'b'])"
 )
-CHART_DRAWN = """(renderer) => document.querySelector(
-  `#transcript figure.chart[data-renderer=${renderer}]`)?.dataset.state === "rendered\""""
-# The chart's frame element, scrolled into view: where its document starts in the viewport.
-FRAME_ORIGIN = """(renderer) => {
-  const frame = document.querySelector(`#transcript figure.chart[data-renderer=${renderer}] iframe`);
-  frame.scrollIntoView({ block: "center" });
+LATER_PLOTLY_CODE = PLOTLY_CODE.replace("20", "25").replace("Growth", "Later")
+# The renderer's charts in the transcript, oldest first.
+CHARTS_OF = "[...document.querySelectorAll(`#transcript figure.chart[data-renderer=${renderer}]`)]"
+CHART_DRAWN = f"""([renderer, count]) => {{
+  const charts = {CHARTS_OF};
+  return charts.length === count && charts.at(-1).dataset.state === "rendered";
+}}"""
+# The last chart's frame element, scrolled into view: where its document starts in the viewport.
+FRAME_ORIGIN = f"""(renderer) => {{
+  const frame = {CHARTS_OF}.at(-1).querySelector("iframe");
+  frame.scrollIntoView({{ block: "center" }});
   const box = frame.getBoundingClientRect();
   return [box.x + frame.clientLeft, box.y + frame.clientTop];
-}"""
-# In the chart's own document: the centre of a mark, or null in any other frame.
-MARK_CENTRE = """(selector) => {
-  const mark = document.querySelector(selector);
+}}"""
+# In the chart's own document (its title shown): the centre of a mark, or null in any other frame.
+MARK_CENTRE = """([selector, title]) => {
+  const mark = document.body.textContent.includes(title) && document.querySelector(selector);
   if (!mark) return null;
   const box = mark.getBoundingClientRect();
   return [box.x + box.width / 2, box.y + box.height / 2];
 }"""
+# When the last chart reached the page, in epoch ms.
+CHART_REQUESTED = """() => performance.timeOrigin
+  + performance.getEntriesByName("wasmbox:chart-requested").at(-1).startTime"""
 TEXT_OF = "(selector) => document.querySelector(selector)?.textContent ?? ''"
 # Where the chart hover test runs instead, or why it cannot (docs/browsers.md).
 CHART_HOVER_ELSEWHERE = {
@@ -220,18 +228,32 @@ CHART_HOVER_ELSEWHERE = {
 }
 
 
-def hover_in_chart(page: FirefoxPage, renderer: str, mark: str, label: str) -> str:
-    """Move the real pointer onto `mark` in the chart's frame; the text `label` then shows."""
+def run_chart(page: FirefoxPage, code: str, renderer: str, count: int) -> None:
+    """Run `code` once the console is idle; wait until the renderer's `count`th chart is drawn."""
+    page.wait_for_function(
+        "document.getElementById('transcript').getAttribute('aria-busy') !== 'true'"
+    )
+    page.evaluate(RUN_IN_CONSOLE, code)
+    page.wait_for_function(CHART_DRAWN, [renderer, count], timeout=READY_TIMEOUT_MS)
+
+
+def hover_in_chart(
+    page: FirefoxPage, renderer: str, title: str, mark: str, label: str
+) -> tuple[str, str]:
+    """Move the real pointer onto `mark` in the frame of the renderer's last chart (titled
+    `title`): the text of `label` it then shows, and the frame's browsing context."""
     frame_x, frame_y = page.evaluate(FRAME_ORIGIN, renderer)
     frame, centre = next(
-        (f, c) for f in page.frames() if (c := page.evaluate_in(f, MARK_CENTRE, mark)) is not None
+        (f, c)
+        for f in page.frames()
+        if (c := page.evaluate_in(f, MARK_CENTRE, [mark, title])) is not None
     )
     assert page.evaluate_in(frame, "location.href") == "about:srcdoc"
     page.move_mouse(frame_x + centre[0], frame_y + centre[1])
     deadline = time.monotonic() + 10
     while not (text := page.evaluate_in(frame, TEXT_OF, label)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return str(text)
+    return str(text), frame
 
 
 def test_charts_render_answer_a_hover_and_fetch_nothing(
@@ -252,16 +274,17 @@ def test_charts_render_answer_a_hover_and_fetch_nothing(
             timeout=READY_TIMEOUT_MS,
         )
         start = len(page.requests())
-        page.evaluate(RUN_IN_CONSOLE, PLOTLY_CODE)
-        page.wait_for_function(CHART_DRAWN, "plotly", timeout=READY_TIMEOUT_MS)
-        hover = hover_in_chart(page, "plotly", ".scatterlayer .point:nth-child(2)", ".hovertext")
-        assert "y=20" in hover
-        page.wait_for_function(
-            "document.getElementById('transcript').getAttribute('aria-busy') !== 'true'"
-        )
-        page.evaluate(RUN_IN_CONSOLE, ALTAIR_CODE)
-        page.wait_for_function(CHART_DRAWN, "vega", timeout=READY_TIMEOUT_MS)
-        assert "7" in hover_in_chart(page, "vega", "g.mark-symbol path", "#vg-tooltip-element")
+        point = ".scatterlayer .point:nth-child(2)"
+        run_chart(page, PLOTLY_CODE, "plotly", 1)
+        assert "y=20" in hover_in_chart(page, "plotly", "Growth", point, ".hovertext")[0]
+        run_chart(page, ALTAIR_CODE, "vega", 1)
+        tooltip = hover_in_chart(page, "vega", "Pairs", "g.mark-symbol path", "#vg-tooltip-element")
+        assert "7" in tooltip[0]
+        # A later plotly chart: drawn in the frame started while the page was idle, moved in.
+        run_chart(page, LATER_PLOTLY_CODE, "plotly", 2)
+        later, frame = hover_in_chart(page, "plotly", "Later", point, ".hovertext")
+        assert "y=25" in later
+        assert page.evaluate_in(frame, "performance.timeOrigin") < page.evaluate(CHART_REQUESTED)
 
         # blob: and data: URLs stay in the browser (the sandbox frame starts its worker from one).
         sent = [(c, urlsplit(url)) for c, url in page.requests()[start:]]

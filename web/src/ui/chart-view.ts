@@ -2,6 +2,9 @@
 // opaque origin that cannot touch this page, whose policy allows no network and only the chart
 // library's own script, inlined by hash. The library is fetched from this origin the first time a
 // chart appears, once per page; the spec is posted in as data (web/src/charts/frame-side.ts).
+// Starting the library in a new frame costs far more than drawing most charts, so once a chart of
+// a kind is drawn, a hidden frame of that kind is started while the page is idle and the next
+// chart moves it into place, where the browser can move a frame without reloading it.
 import { h } from "./dom.js";
 
 interface ChartBundle {
@@ -82,21 +85,79 @@ function listen(frame: HTMLIFrameElement, listener: Listener): void {
   listeners.set(frame, listener);
 }
 
+function newFrame(renderer: Renderer, title: string): HTMLIFrameElement {
+  const frame = h("iframe", {
+    sandbox: "allow-scripts",
+    title,
+    referrerpolicy: "no-referrer",
+    loading: "eager",
+  });
+  frame.dataset.renderer = renderer;
+  return frame;
+}
+
+/** Resolves once `frame`'s document (the library) has run; `start` then sets it going. */
+function loaded(frame: HTMLIFrameElement, script: string): Promise<void> {
+  const done = new Promise<void>((resolve) => frame.addEventListener("load", () => resolve(), { once: true }));
+  frame.srcdoc = frameDocument(frame.dataset.renderer as Renderer, script);
+  return done;
+}
+
+interface Spare {
+  frame: HTMLIFrameElement;
+  ready: Promise<void>;
+}
+const spares = new Map<Renderer, Spare>();
+type Movable = ParentNode & { moveBefore?(node: Node, child: Node | null): void };
+const canMove = typeof Element !== "undefined" && "moveBefore" in Element.prototype;
+
+/** Start a hidden frame of `renderer` next to `figure` (its document or shadow root), once. */
+function prepareSpare(renderer: Renderer, figure: HTMLElement, script: string): void {
+  if (!canMove || spares.get(renderer)?.frame.isConnected) return;
+  const root = figure.getRootNode();
+  const home = root instanceof ShadowRoot ? root : root instanceof Document ? root.body : null;
+  if (!home) return;
+  const start = (): void => {
+    if (spares.get(renderer)?.frame.isConnected) return;
+    const frame = newFrame(renderer, "");
+    // Out of sight but laid out at a chart's width, so the chart it draws needs no second layout.
+    frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${figure.clientWidth || 600}px;visibility:hidden`;
+    frame.setAttribute("aria-hidden", "true");
+    frame.tabIndex = -1;
+    home.append(frame);
+    spares.set(renderer, { frame, ready: loaded(frame, script) });
+  };
+  if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 2000 });
+  else setTimeout(start, 200);
+}
+
+/** The spare frame of `renderer`, moved before `place`, or null where there is none to move. */
+function takeSpare(renderer: Renderer, place: Element): Spare | null {
+  const spare = spares.get(renderer);
+  const parent = place.parentNode as Movable | null;
+  if (!spare || !spare.frame.isConnected || !place.isConnected || !parent?.moveBefore) return null;
+  spares.delete(renderer);
+  try {
+    parent.moveBefore(spare.frame, place);
+  } catch {
+    spare.frame.remove(); // a move the browser refused (another root): the next chart starts afresh
+    return null;
+  }
+  spare.frame.style.cssText = "";
+  spare.frame.removeAttribute("aria-hidden");
+  spare.frame.removeAttribute("tabindex");
+  return spare;
+}
+
 /** A figure whose frame draws `spec`; `caption` (the text fallback) says what it shows. */
 export function renderChart(mime: string, spec: string, caption = ""): HTMLElement {
   performance.mark("wasmbox:chart-requested"); // `make bench-app`: from here to chart-rendered
   const renderer = RENDERERS[mime]!;
-  const frame = h("iframe", {
-    sandbox: "allow-scripts",
-    title: caption || "interactive chart",
-    referrerpolicy: "no-referrer",
-    loading: "eager",
-  });
+  const title = caption || "interactive chart";
   const status = h("p", { class: "note chart-status", role: "status" }, "Loading the chart…");
   const figure = h(
     "figure",
     { class: "chart", "data-renderer": renderer, "data-state": "loading" },
-    frame,
     status,
     caption ? h("figcaption", {}, caption) : null,
   );
@@ -104,21 +165,33 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
     figure.dataset.state = "failed";
     status.textContent = `The chart could not be drawn: ${message}`;
   };
-  listen(frame, (data) => {
-    frame.dataset.seen = "1";
-    if (typeof data.height === "number" && data.height > 0) frame.style.height = `${Math.min(data.height, 4000)}px`;
-    if (data.wasmboxChart === "rendered") {
-      figure.dataset.state = "rendered";
-      status.remove();
-      performance.mark("wasmbox:chart-rendered");
-    } else if (data.wasmboxChart === "failed") {
-      fail(String(data.message ?? "unknown error").slice(0, 500));
-    }
-  });
+  const draw = (frame: HTMLIFrameElement, ready: Promise<void>, script: string): void => {
+    listen(frame, (data) => {
+      frame.dataset.seen = "1";
+      if (typeof data.height === "number" && data.height > 0) frame.style.height = `${Math.min(data.height, 4000)}px`;
+      if (data.wasmboxChart === "rendered") {
+        figure.dataset.state = "rendered";
+        status.remove();
+        performance.mark("wasmbox:chart-rendered");
+        prepareSpare(renderer, figure, script);
+      } else if (data.wasmboxChart === "failed") {
+        fail(String(data.message ?? "unknown error").slice(0, 500));
+      }
+    });
+    void ready.then(() => frame.contentWindow?.postMessage({ spec }, "*"));
+  };
+  // The figure is in the page by the time the library's promise settles: a spare can move in.
   void chartScript(renderer).then(
     (script) => {
-      frame.addEventListener("load", () => frame.contentWindow?.postMessage({ spec }, "*"), { once: true });
-      frame.srcdoc = frameDocument(renderer, script);
+      const spare = takeSpare(renderer, status);
+      if (spare) {
+        spare.frame.title = title;
+        draw(spare.frame, spare.ready, script);
+        return;
+      }
+      const frame = newFrame(renderer, title);
+      figure.insertBefore(frame, status);
+      draw(frame, loaded(frame, script), script);
     },
     (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
   );
