@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import mimetypes
 import os
 import re
 import struct
+import time
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 # The sandbox's own files, parsed in the sandbox: expat (>= 2.4) bounds entity expansion and
 # ElementTree fetches no external entity, and a run could parse the same file itself.
@@ -35,11 +37,18 @@ HEAD_BYTES = 256 * 1024
 SHOWN_ROWS = 3
 # Rows used to guess column types, from the head only.
 TYPED_ROWS = 200
+# Columns typed and listed: more cannot fit in PER_FILE characters.
+SHOWN_COLUMNS = 200
+# Cells of an .xlsx sheet read for its types (a row may be 16,384 cells wide).
+TYPED_CELLS = 20_000
 # JSON (not JSONL) is parsed whole up to this size; past it only its head is shown.
 JSON_WHOLE_BYTES = 1 << 20
 MAX_FILES = 200
 # Rows a SQLite table is counted to; past it the preview says "at least".
 SQL_COUNT_CAP = 100_000
+# Time one preview spends reading files; the files left are named with LATER (see Workspace).
+BUDGET_SECONDS = 0.25
+LATER = "not previewed yet (the preview's time ran out; a later message reads it)"
 
 Describer = Callable[[str, int], str]
 
@@ -116,16 +125,20 @@ def value_dtype(values: Iterable[object]) -> str:
 def with_repeats(dtype: str, values: Iterable[object]) -> str:
     """A text column's dtype, with how few distinct values it has when they repeat: a sign that
     rows are per entity and must be grouped (a model otherwise sums or ranks rows as they are)."""
+    if not dtype.startswith("object (text)"):
+        return dtype
     present = [v for v in values if v not in ("", None)]
     distinct = len({str(v) for v in present})
-    if not dtype.startswith("object (text)") or distinct == len(present):
+    if distinct == len(present):
         return dtype
     plural = "" if distinct == 1 else "s"
     return f"{dtype[:-1]}; {distinct} distinct value{plural} in {len(present)} rows, repeated)"
 
 
 def _columns_line(names: list[str], dtypes: list[str]) -> str:
-    return "columns: " + ", ".join(f"{quote(n)} {t}" for n, t in zip(names, dtypes, strict=False))
+    shown = zip(names[:SHOWN_COLUMNS], dtypes, strict=False)
+    more = f", … {len(names) - SHOWN_COLUMNS} more" if len(names) > SHOWN_COLUMNS else ""
+    return "columns: " + ", ".join(f"{quote(n)} {t}" for n, t in shown) + more
 
 
 def _rows_lines(rows: list[list[object]]) -> list[str]:
@@ -151,25 +164,37 @@ def describe_delimited(path: str, size: int) -> str:
     if not text:
         return f"the first line is longer than {HEAD_BYTES // 1024} KB: too wide to preview"
     delimiter = "\t" if path.lower().endswith((".tsv", ".tab")) else _sniff_delimiter(text)
-    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
-    rows = [r for r in rows if r]
+    lines = io.StringIO(text).readlines()
+    reader = csv.reader(lines, delimiter=delimiter)
+    # Only the rows the types are guessed from are parsed into lists; the rest are counted.
+    rows = list(itertools.islice(filter(None, reader), TYPED_ROWS + 1))
     if not rows:
         return "empty"
     header, body = rows[0], rows[1:]
-    typed = body[:TYPED_ROWS]
-    columns = [[r[i] if i < len(r) else "" for r in typed] for i in range(len(header))]
+    found = len(body) + _count_rows(reader, lines[reader.line_num :])
+    shown = range(min(len(header), SHOWN_COLUMNS))
+    columns = [[r[i] if i < len(r) else "" for r in body] for i in shown]
     dtypes = [with_repeats(text_dtype(values), values) for values in columns]
     count = (
-        f"{len(body)} rows"
+        f"{found} rows"
         if complete
-        else f"at least {len(body)} rows (only the first {HEAD_BYTES // 1024} KB read)"
+        else f"at least {found} rows (only the first {HEAD_BYTES // 1024} KB read)"
     )
     sep = "tab" if delimiter == "\t" else quote(delimiter)
-    lines = [f"{count}, {len(header)} columns, separator {sep}", _columns_line(header, dtypes)]
+    out = [f"{count}, {len(header)} columns, separator {sep}", _columns_line(header, dtypes)]
     if body:
-        lines.append("first rows:")
-        lines.extend(_rows_lines([list(r) for r in body]))
-    return "\n".join(lines)
+        out.append("first rows:")
+        out.extend(_rows_lines([list(r) for r in body]))
+    return "\n".join(out)
+
+
+def _count_rows(reader: Iterator[list[str]], rest: list[str]) -> int:
+    """The non-empty rows left in `reader`, whose unread lines are `rest`. Without a quote a row
+    is a line, and lines are counted without parsing them; a quoted field may hold a newline,
+    so then the reader counts."""
+    if '"' not in "".join(rest):
+        return len(rest) - rest.count("\n") - rest.count("\r\n")
+    return sum(1 for row in reader if row)
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -188,15 +213,31 @@ def describe_jsonl(path: str, size: int) -> str:
     lines = head.decode("utf-8", errors="replace").splitlines()
     if not complete and lines:
         lines = lines[:-1]
-    records = []
+    records: list[object] = []  # the ones the types are guessed from; the others are checked
+    found = 0
     for line in lines:
         if line.strip():
             try:
-                records.append(json.loads(line))
+                value = json_value(line)
             except ValueError:
-                return f"not valid JSON Lines (line {len(records) + 1} does not parse)"
-    count = f"{len(records)} records" if complete else f"at least {len(records)} records"
+                return f"not valid JSON Lines (line {found + 1} does not parse)"
+            found += 1
+            if len(records) < TYPED_ROWS:
+                records.append(value)
+    count = f"{found} records" if complete else f"at least {found} records"
     return count + "\n" + _records(records)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def json_value(text: str) -> object:
+    """`json.loads(text)` for one line, at a fraction of its cost per call."""
+    text = text.strip(" \t\n\r")
+    value, end = _DECODER.raw_decode(text)
+    if end != len(text):
+        raise ValueError("extra data after the value")
+    return value
 
 
 def describe_json(path: str, size: int) -> str:
@@ -228,11 +269,13 @@ def describe_json(path: str, size: int) -> str:
 def _records(records: list[object]) -> str:
     if records and all(isinstance(r, dict) for r in records[:TYPED_ROWS]):
         dicts = [r for r in records[:TYPED_ROWS] if isinstance(r, dict)]
-        names: list[str] = []
+        # The keys in first-seen order (a dict: a record of many keys stays linear).
+        seen: dict[str, None] = {}
         for r in dicts:
-            names.extend(k for k in r if k not in names)
-        rows = [[r.get(n) for n in names] for r in dicts]
-        columns = [[row[i] for row in rows] for i in range(len(names))]
+            seen.update(dict.fromkeys(r))
+        names = list(seen)
+        rows = [[r.get(n) for n in names[:SHOWN_COLUMNS]] for r in dicts]
+        columns = [[row[i] for row in rows] for i in range(min(len(names), SHOWN_COLUMNS))]
         dtypes = [with_repeats(value_dtype(values), values) for values in columns]
         return "\n".join([_columns_line(names, dtypes), "first records:", *_rows_lines(rows)])
     return "first items:\n" + "\n".join(f"  {json_row([r])}" for r in records[:SHOWN_ROWS])
@@ -271,9 +314,8 @@ def _xlsx(book: zipfile.ZipFile) -> str:
             continue
         header = [str(c) if c is not None else "" for c in rows[0]]
         body = rows[1:]
-        dtypes = [
-            value_dtype(r[i] if i < len(r) else None for r in body) for i in range(len(header))
-        ]
+        shown = range(min(len(header), SHOWN_COLUMNS))
+        dtypes = [value_dtype(r[i] if i < len(r) else None for r in body) for i in shown]
         count = _dimension_rows(dimension)
         counted = f"{count - 1} rows" if count else "rows not counted"
         lines.append(f"sheet {quote(name)}: {counted}, {len(header)} columns")
@@ -316,6 +358,7 @@ def _xlsx_rows(
     book: zipfile.ZipFile, member: str, strings: _SharedStrings
 ) -> tuple[list[list[object]], str]:
     rows: list[list[object]] = []
+    cells = 0
     dimension = ""
     sheet = book.open(member)
     for _, element in ElementTree.iterparse(sheet, events=("end",)):  # noqa: S314
@@ -330,7 +373,8 @@ def _xlsx_rows(
                 row.append(_cell_value(cell, strings))
             rows.append(row)
             element.clear()
-            if len(rows) > TYPED_ROWS:
+            cells += len(row)
+            if len(rows) > TYPED_ROWS or cells > TYPED_CELLS:
                 break
     return rows, dimension
 
@@ -589,6 +633,7 @@ def data_files(cwd: str) -> list[tuple[str, str, os.stat_result]]:
     found: list[tuple[str, str, os.stat_result]] = []
     for root, dirs, files in os.walk(cwd):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        under = os.path.relpath(root, cwd)
         for name in sorted(files):
             if name.startswith("."):
                 continue
@@ -597,7 +642,7 @@ def data_files(cwd: str) -> list[tuple[str, str, os.stat_result]]:
                 stat = os.stat(full)
             except OSError:
                 continue
-            found.append((full, os.path.relpath(full, cwd), stat))
+            found.append((full, name if under == "." else os.path.join(under, name), stat))
             if len(found) >= MAX_FILES:
                 return found
     return found
@@ -611,36 +656,51 @@ class Workspace:
         self._cache: dict[str, tuple[tuple[int, int], str]] = {}
 
     def describe(self) -> str:
+        """The files' blocks in order, within TOTAL: a file past the cut is not read, and once
+        BUDGET_SECONDS are spent reading, the files left get their name and size only (a later
+        call reads them, the others being kept)."""
         files = data_files(self._cwd)
-        blocks: list[str] = []
+        if not files:
+            self._cache = {}
+            return ""
+        deadline = time.monotonic() + BUDGET_SECONDS
+        out: list[str] = []
         fresh: dict[str, tuple[tuple[int, int], str]] = {}
-        for full, rel, stat in files:
+        room = TOTAL - 80
+        read = 0
+        for index, (full, rel, stat) in enumerate(files):
             key = (stat.st_size, stat.st_mtime_ns)
             cached = self._cache.get(rel)
-            block = (
-                cached[1] if cached and cached[0] == key else describe_file(full, rel, stat.st_size)
-            )
-            fresh[rel] = (key, block)
-            blocks.append(block)
+            if cached and cached[0] == key:
+                block = cached[1]
+                fresh[rel] = cached
+            elif read and time.monotonic() > deadline:
+                block = f"- {quote(rel)} ({human_size(stat.st_size)}): {LATER}"
+            else:
+                block = describe_file(full, rel, stat.st_size)
+                fresh[rel] = (key, block)
+                read += 1
+            if len(block) + 1 > room:
+                out.append(f"… [cut: {len(files) - index} more file(s) not previewed]")
+                fresh.update(self._kept(files[index + 1 :]))
+                break
+            out.append(block)
+            room -= len(block) + 1
         self._cache = fresh
-        return join_blocks(blocks, more=len(files) >= MAX_FILES)
+        if len(files) >= MAX_FILES:
+            out.append(f"… [only the first {MAX_FILES} files were looked at]")
+        return "\n".join(out)
 
-
-def join_blocks(blocks: list[str], *, more: bool = False) -> str:
-    """The blocks within TOTAL characters; the files left out are counted visibly."""
-    if not blocks:
-        return ""
-    out: list[str] = []
-    used = 0
-    for i, block in enumerate(blocks):
-        if used + len(block) + 1 > TOTAL - 80:
-            out.append(f"… [cut: {len(blocks) - i} more file(s) not previewed]")
-            break
-        out.append(block)
-        used += len(block) + 1
-    if more:
-        out.append(f"… [only the first {MAX_FILES} files were looked at]")
-    return "\n".join(out)
+    def _kept(
+        self, files: list[tuple[str, str, os.stat_result]]
+    ) -> dict[str, tuple[tuple[int, int], str]]:
+        """The cached blocks of `files` that are still current (files the cut left unread)."""
+        kept = {}
+        for _, rel, stat in files:
+            cached = self._cache.get(rel)
+            if cached and cached[0] == (stat.st_size, stat.st_mtime_ns):
+                kept[rel] = cached
+        return kept
 
 
 def describe_workspace(cwd: str = ".") -> str:
