@@ -6,8 +6,8 @@ W1–W4 also in raw Pyodide, tests/bench/raw.py, in the same run, with each row'
 `--only raw` prints those rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11`
 W11 alone, `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in
 interrupt mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of
-20 files) alone, and with WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, and
-in W2 and W4 of `--only raw`). Several engines:
+20 files) alone, and with WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in
+the describe rows, and in W2 and W4 of `--only raw`). Several engines:
 measured one after another, then one table with a column per engine; a row that failed in an
 engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
 
@@ -327,7 +327,7 @@ def measure(engine: str, only: str, table: Table) -> str:
             return f"{browser.name} {browser.version}"
         if only == "describe":
             opened = state.setdefault("page", open_page(browser, url))
-            section("describe", lambda row: describe(opened, row))
+            section("describe", lambda row: describe(browser, opened, row))
             close(state)
             return f"{browser.name} {browser.version}"
         if only == "sessions":
@@ -346,7 +346,7 @@ def measure(engine: str, only: str, table: Table) -> str:
         section("W8", lambda row: w8(shared(state), row))
         section("W9", lambda row: w9(shared(state), row))
         section("files", lambda row: files(shared(state), row))
-        section("describe", lambda row: describe(shared(state), row))
+        section("describe", lambda row: describe(browser, shared(state), row))
         close(state)
         section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
         table.writer(engine, "engine")("load at the end", load())
@@ -541,12 +541,38 @@ def files(page: EnginePage, row: Row) -> None:
         row(f"file {mb} MB out (readFile)", summary([f["get"] for f in moved]))
 
 
-def describe(page: EnginePage, row: Row) -> None:
-    """The agent's file preview: what a message waits for before its first request."""
-    samples = [page.evaluate(DESCRIBE) for _ in range(RUNS)]
-    row("describeFiles: a 50 MB CSV", summary([s["bigFirst"] for s in samples]))
-    row("describeFiles: 20 files, first", summary([s["dirFirst"] for s in samples]))
-    row("describeFiles: 20 files, unchanged", summary([s["dirAgain"] for s in samples]))
+def describe(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
+    """The agent's file preview: what a message waits for before its first request. With
+    WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, a sample of each in turn."""
+    rows = {
+        "bigFirst": "describeFiles: a 50 MB CSV",
+        "dirFirst": "describeFiles: 20 files, first",
+        "dirAgain": "describeFiles: 20 files, unchanged",
+    }
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    if not baseline:
+        samples = [page.evaluate(DESCRIBE) for _ in range(RUNS)]
+        for key, label in rows.items():
+            row(label, summary([s[key] for s in samples]))
+        return
+    with checkout_server(Path(baseline)) as baseline_url:
+        other = open_page(browser, baseline_url)
+        ours: list[dict[str, float]] = []
+        theirs: list[dict[str, float]] = []
+        for _ in range(RUNS):
+            for target, into in ((page, ours), (other, theirs)):
+                into.append(target.evaluate(DESCRIBE))
+        other.close()
+    name = Path(baseline).name
+    for key, label in rows.items():
+        mine = [s[key] for s in ours]
+        base = [s[key] for s in theirs]
+        row(label, summary(mine), mine)
+        row(f"{label}, baseline {name}", summary(base))
+        row(f"{label}: this build / baseline", f"{statistics.median(mine) / statistics.median(base):8.2f}x")
+    for key in ("bigChars", "dirChars"):
+        row(f"preview characters ({key[:3]}): this build, baseline", f"{ours[0][key]}, {theirs[0][key]}")
+    row("load after the describe rows", load())
 
 
 def raw_pyodide(only: str) -> dict[str, list[float]] | None:

@@ -46,8 +46,9 @@ JSON_WHOLE_BYTES = 1 << 20
 MAX_FILES = 200
 # Rows a SQLite table is counted to; past it the preview says "at least".
 SQL_COUNT_CAP = 100_000
-# Time one preview spends reading files; the files left are named with LATER (see Workspace).
-BUDGET_SECONDS = 0.25
+# A safety net, not the usual case: time one preview may spend reading files before the files
+# left get their name and size only (see Workspace).
+BUDGET_SECONDS = 1.0
 LATER = "not previewed yet (the preview's time ran out; a later message reads it)"
 
 Describer = Callable[[str, int], str]
@@ -156,7 +157,9 @@ def json_row(row: list[object]) -> str:
 
 def describe_delimited(path: str, size: int) -> str:
     head = _read_head(path)
-    text = head.decode("utf-8-sig", errors="replace")
+    # Not the "utf-8-sig" codec: a first preview would import its module, which costs more in
+    # Pyodide than the parse.
+    text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
     complete = size <= len(head)
     if not complete:
         # The last line of the head may be cut in the middle: drop it.
