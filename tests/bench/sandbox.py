@@ -569,9 +569,11 @@ def describe(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
         base = [s[key] for s in theirs]
         row(label, summary(mine), mine)
         row(f"{label}, baseline {name}", summary(base))
-        row(f"{label}: this build / baseline", f"{statistics.median(mine) / statistics.median(base):8.2f}x")
+        ratio = statistics.median(mine) / statistics.median(base)
+        row(f"{label}: this build / baseline", f"{ratio:8.2f}x")
     for key in ("bigChars", "dirChars"):
-        row(f"preview characters ({key[:3]}): this build, baseline", f"{ours[0][key]}, {theirs[0][key]}")
+        chars = f"{ours[0][key]}, {theirs[0][key]}"
+        row(f"preview characters ({key[:3]}): this build, baseline", chars)
     row("load after the describe rows", load())
 
 

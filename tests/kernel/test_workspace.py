@@ -214,3 +214,93 @@ def test_the_kernel_describes_its_working_directory(
     assert '"out.csv"' in kernel.describe_files() and '"x" int64' in kernel.describe_files()
     result = run(kernel, "import wasmbox_kernel\nprint(wasmbox_kernel.describe_workspace())")
     assert '"out.csv"' in result["stdout"]
+
+
+def test_rows_past_the_typed_ones_are_counted_as_rows_not_lines(tmp_path: Path) -> None:
+    """Past the first 200 rows only counting is done: a quoted field's newline stays in its row,
+    a blank line is no row, and a byte-order mark is not part of the first column's name."""
+    quoted = "".join(f'{n},"line one\nline two"\n' for n in range(500))
+    (tmp_path / "quoted.csv").write_text("id,note\n" + quoted)
+    plain = "".join(f"{n},x\r\n" + ("\r\n" if n % 100 == 0 else "") for n in range(500))
+    (tmp_path / "plain.csv").write_bytes(("\ufeffid,note\r\n" + plain).encode())
+    text = describe_workspace(str(tmp_path))
+    assert "500 rows, 2 columns" in block(text, "quoted.csv")
+    assert "500 rows, 2 columns" in block(text, "plain.csv")
+    assert 'columns: "id" int64' in block(text, "plain.csv")
+
+
+def test_a_bad_jsonl_line_past_the_typed_ones_is_named(tmp_path: Path) -> None:
+    lines = ['{"k": 1}'] * 1000
+    lines[700] = '{"k": 1'  # cut short
+    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
+    lines[700] = '{"k": 1}, {"k": 2}'  # two values on one line
+    (tmp_path / "b.jsonl").write_text("\n".join(lines) + "\n")
+    lines[700] = '{"k": 1}'
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n\n")
+    text = describe_workspace(str(tmp_path))
+    assert "not valid JSON Lines (line 701 does not parse)" in block(text, "a.jsonl")
+    assert "not valid JSON Lines (line 701 does not parse)" in block(text, "b.jsonl")
+    assert '1000 records\n  columns: "k" int64' in block(text, "c.jsonl")
+
+
+def test_records_with_many_keys_list_the_first_columns(tmp_path: Path) -> None:
+    record = {f"k{n}": n for n in range(25_000)}  # under 1 MB in all: the JSON is parsed
+    (tmp_path / "wide.json").write_text(json.dumps([record, record]))
+    text = block(describe_workspace(str(tmp_path)), "wide.json")
+    assert len(text) <= PER_FILE
+    assert "a list of 2 items" in text
+    assert text.count('"k0" int64, "k1" int64') == 1 and "… [cut:" in text
+
+
+def test_files_past_the_total_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import wasmbox_kernel.workspace as workspace
+
+    for n in range(40):
+        cols = ",".join(f"column_{n}_{c}" for c in range(30))
+        (tmp_path / f"f{n:02d}.csv").write_text(f"{cols}\n" + ",".join(["1"] * 30) + "\n")
+    read: list[str] = []
+    real = workspace.describe_file
+
+    def counting(path: str, rel: str, size: int) -> str:
+        read.append(rel)
+        return real(path, rel, size)
+
+    monkeypatch.setattr(workspace, "describe_file", counting)
+    text = describe_workspace(str(tmp_path))
+    shown = text.count("\n- ") + 1
+    assert f"… [cut: {40 - shown} more file(s) not previewed]" in text
+    assert len(read) == shown + 1  # the files shown, and the one that did not fit
+
+
+def test_past_the_time_budget_files_are_named_and_read_on_a_later_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wasmbox_kernel.workspace as workspace
+
+    monkeypatch.setattr(workspace, "BUDGET_SECONDS", 0.0)  # every call reads one file
+    for name in ("a.csv", "b.csv", "c.csv"):
+        (tmp_path / name).write_text("x,y\n1,2\n")
+    preview = Workspace(str(tmp_path))
+    first = preview.describe()
+    assert "1 rows, 2 columns" in block(first, "a.csv")
+    assert block(first, "b.csv") == f'- "b.csv" (8 bytes): {workspace.LATER}'
+    assert block(first, "c.csv") == f'- "c.csv" (8 bytes): {workspace.LATER}'
+    second = preview.describe()
+    assert "1 rows" in block(second, "a.csv") and "1 rows" in block(second, "b.csv")
+    assert workspace.LATER in block(second, "c.csv")
+    assert workspace.LATER not in preview.describe()
+
+
+def test_the_collector_is_held_off_only_while_describing(tmp_path: Path) -> None:
+    import gc
+
+    (tmp_path / "a.csv").write_text("x\n1\n")
+    assert gc.isenabled()
+    describe_workspace(str(tmp_path))
+    assert gc.isenabled()
+    gc.disable()  # a session that switched it off keeps it off
+    try:
+        describe_workspace(str(tmp_path))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
