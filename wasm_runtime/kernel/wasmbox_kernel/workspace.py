@@ -32,6 +32,7 @@ import struct
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 # The sandbox's own files, parsed in the sandbox: expat (>= 2.4) bounds entity expansion and
 # ElementTree fetches no external entity, and a run could parse the same file itself.
@@ -182,8 +183,10 @@ def describe_delimited(path: str, size: int) -> str:
         return "empty"
     header, body = rows[0], rows[1:]
     found = len(body) + _count_rows(reader, lines[reader.line_num :])
-    shown = range(min(len(header), SHOWN_COLUMNS))
-    columns = [[r[i] if i < len(r) else "" for r in body] for i in shown]
+    width = min(len(header), SHOWN_COLUMNS)
+    # The columns of the typed rows, short rows padded with "" (missing), in C.
+    columns = list(itertools.zip_longest(*(r[:width] for r in body), fillvalue=""))[:width]
+    columns += [("",) * len(body)] * (width - len(columns))
     dtypes = [with_repeats(text_dtype(values), values) for values in columns]
     count = (
         f"{found} rows"
@@ -223,50 +226,41 @@ def describe_jsonl(path: str, size: int) -> str:
     lines = head.decode("utf-8", errors="replace").splitlines()
     if not complete and lines:
         lines = lines[:-1]
-    lines = [line for line in lines if line.strip()]
-    records = []
-    for line in lines[:TYPED_ROWS]:  # the records the types are guessed from
-        try:
-            records.append(json_value(line))
-        except ValueError:
-            return f"not valid JSON Lines (line {len(records) + 1} does not parse)"
-    bad = _first_bad_line(lines[TYPED_ROWS:])
-    if bad is not None:
-        return f"not valid JSON Lines (line {TYPED_ROWS + bad + 1} does not parse)"
+    lines = list(filter(str.strip, lines))
+    values = json_lines(lines)
+    if isinstance(values, int):
+        return f"not valid JSON Lines (line {values + 1} does not parse)"
     count = f"{len(lines)} records" if complete else f"at least {len(lines)} records"
-    return count + "\n" + _records(records)
+    return count + "\n" + _records(values)
 
 
 _DECODER = json.JSONDecoder()
 
 
-def json_value(text: str) -> object:
-    """`json.loads(text)`, without its wrappers' cost per call."""
-    text = text.strip(" \t\n\r")
-    value, end = _DECODER.raw_decode(text)
-    if end != len(text):
-        raise ValueError("extra data after the value")
-    return value
+def json_lines(lines: list[str]) -> list[object] | int:
+    """The value of each line, or the index of the first line that is not one JSON value.
 
-
-def _first_bad_line(lines: list[str]) -> int | None:
-    """The index of the first of `lines` that is not one JSON value, or None. They are checked
-    in one parse as an array, a line a value (a parse per line costs several times more); only
-    when that fails is each line parsed, to name the bad one. Lines made to pass together (a
-    value split over two lines beside a line of two values) pass; the typed ones never do."""
-    if not lines:
-        return None
+    The lines are parsed in one go as an array (a parse per line costs several times more);
+    only when that fails, or gives another count, is each line parsed, to name the bad one.
+    Lines made to pass together (a value split over two lines beside a line of two values)
+    pass, as a crafted file can: pandas then refuses the file the preview showed."""
     try:
-        if len(json.loads("[" + ",".join(lines) + "]")) == len(lines):
-            return None
+        values = json.loads("[" + ",".join(lines) + "]")
+        if len(values) == len(lines):
+            return list(values)
     except ValueError:
         pass
+    values = []
     for index, line in enumerate(lines):
+        text = line.strip(" \t\n\r")
         try:
-            json_value(line)
+            value, end = _DECODER.raw_decode(text)
         except ValueError:
             return index
-    return None
+        if end != len(text):
+            return index
+        values.append(value)
+    return values
 
 
 def describe_json(path: str, size: int) -> str:
@@ -296,15 +290,13 @@ def describe_json(path: str, size: int) -> str:
 
 
 def _records(records: list[object]) -> str:
-    if records and all(isinstance(r, dict) for r in records[:TYPED_ROWS]):
-        dicts = [r for r in records[:TYPED_ROWS] if isinstance(r, dict)]
-        # The keys in first-seen order (a dict: a record of many keys stays linear).
-        seen: dict[str, None] = {}
-        for r in dicts:
-            seen.update(dict.fromkeys(r))
-        names = list(seen)
-        rows = [[r.get(n) for n in names[:SHOWN_COLUMNS]] for r in dicts]
-        columns = [[row[i] for row in rows] for i in range(min(len(names), SHOWN_COLUMNS))]
+    typed = records[:TYPED_ROWS]
+    if typed and set(map(type, typed)) == {dict}:
+        dicts = cast(list[dict[str, object]], typed)
+        # The keys in first-seen order, in C (a record of many keys stays linear).
+        names = list(dict.fromkeys(itertools.chain.from_iterable(dicts)))
+        rows = [list(map(r.get, names[:SHOWN_COLUMNS])) for r in dicts]
+        columns = list(zip(*rows, strict=True))
         dtypes = [with_repeats(value_dtype(values), values) for values in columns]
         return "\n".join([_columns_line(names, dtypes), "first records:", *_rows_lines(rows)])
     return "first items:\n" + "\n".join(f"  {json_row([r])}" for r in records[:SHOWN_ROWS])
