@@ -37,7 +37,14 @@ from playwright.sync_api import Page, Request, sync_playwright
 from pydantic import SecretStr
 
 from backend.settings import Settings
-from tests.bench.agent_tools import MODES, THREE_TOOLS, ToolOutcome, run_tool_task, tool_table
+from tests.bench.agent_tools import (
+    MODES,
+    THREE_TOOLS,
+    ToolOutcome,
+    run_tool_task,
+    save_transcript,
+    tool_table,
+)
 from tests.browser.sandbox.conftest import app_with_page_headers
 from tests.support.browser import launch_args
 from tests.support.llama_server import llama_server, source
@@ -341,6 +348,7 @@ def main() -> int:
                 )
                 tool_outcomes.append(found)
                 print(tool_table(THREE_TOOLS, [found]).splitlines()[2], flush=True)
+                print(f"  transcript: {save_transcript(found).relative_to(ROOT)}", flush=True)
         browser.close()
     for row, outcomes in results.items():
         print(f"\n== {ROWS[row]}")

@@ -22,9 +22,10 @@ import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Request, sync_playwright
 from pydantic import SecretStr
 
 from backend.settings import Settings
@@ -40,6 +41,7 @@ from tests.support.fake_openai import (
 from tests.support.servers import running
 
 PAGE = "/test-pages/agent-tools.html"
+RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
 MODES = {
     "code-mode": "Agent.create({ tools }): the tools as Python functions inside run_python",
     "tool-per-call": "each tool a model tool of its own, one per call (no Python)",
@@ -108,6 +110,7 @@ class ToolOutcome:
     calls: list[dict[str, str]] = field(default_factory=list)
     answer: str = ""
     error: str = ""
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
 
 
 def spec(task: ToolTask, model: str, max_steps: int) -> dict[str, Any]:
@@ -141,6 +144,7 @@ def run_tool_task(
         page.on(
             "request", lambda r: requests.append(r.url) if r.url.endswith("/completions") else None
         )
+        page.on("requestfinished", lambda r: keep_exchange(r, outcome.exchanges))
         page.goto(url + PAGE)
         page.wait_for_function("() => window.toolBenchReady === true", timeout=60_000)
         start = time.monotonic()
@@ -162,6 +166,61 @@ def run_tool_task(
     finally:
         context.close()
     return outcome
+
+
+def keep_exchange(request: Request, exchanges: list[dict[str, Any]]) -> None:
+    """A model request's messages and the reply's text and calls: the mode's transcript."""
+    response = request.response()
+    if not request.url.endswith("/completions") or response is None:
+        return
+    try:
+        body = response.text()
+    except Exception:  # a body the browser did not keep is only not saved
+        body = ""
+    sent = request.post_data_json or {}
+    exchanges.append({"messages": sent.get("messages", []), "reply": reply_of(body)})
+
+
+def reply_of(body: str) -> dict[str, Any]:
+    """The text and tool calls of a reply, streamed (SSE) or not, as the model sent them."""
+    content, calls = "", []
+    chunks = [line[5:].strip() for line in body.splitlines() if line.startswith("data:")]
+    for chunk in chunks or [body]:
+        try:
+            data = json.loads(chunk)
+        except ValueError:
+            continue
+        for choice in data.get("choices", []):
+            part = choice.get("delta") or choice.get("message") or {}
+            content += part.get("content") or ""
+            calls.extend(part.get("tool_calls") or [])
+    return {"content": content, "tool_calls": calls}
+
+
+def save_transcript(outcome: ToolOutcome, directory: Path = RESULTS) -> Path:
+    """bench-results/bench-agent-tools-<mode>.txt: each request's new messages, then the reply."""
+    lines: list[str] = []
+    seen = 0
+    for n, exchange in enumerate(outcome.exchanges, 1):
+        messages = exchange["messages"]
+        lines.append(f"===== request {n}")
+        for message in messages[seen:]:
+            text = message.get("content") or ""
+            calls = message.get("tool_calls")
+            lines.append(
+                f"--- {message.get('role')}\n{text}" + (f"\n{json.dumps(calls)}" if calls else "")
+            )
+        seen = len(messages)
+        reply = exchange["reply"]
+        calls = f"\n{json.dumps(reply['tool_calls'])}" if reply["tool_calls"] else ""
+        lines.append(f"--- reply\n{reply['content']}{calls}")
+        seen += 1  # the reply comes back as the next request's assistant message
+    lines.append(f"===== {outcome.finish or outcome.error}: {outcome.answer}")
+    directory.mkdir(exist_ok=True)
+    path = directory / f"bench-agent-tools-{outcome.mode}.txt"
+    path.write_text("\n".join(lines) + "\n")
+    path.with_suffix(".json").write_text(json.dumps(outcome.exchanges, indent=1))
+    return path
 
 
 def solved(task: ToolTask, outcome: ToolOutcome) -> bool:
@@ -242,21 +301,24 @@ def dry_run() -> int:
             browser = pw.chromium.launch(**launch_args())
             fake.script(tool_call_stream_reply(CODE), stream_reply([final]))
             code = run_tool_task(browser, url, THREE_TOOLS, "code-mode", "gpt-test", 8, 300)
-            # Calls as the API's tool_calls, then written as text (Hermes), as Qwen writes them.
-            written = "".join(
-                "<tool_call>" + json.dumps({"name": n, "arguments": a}) + "</tool_call>\n"
-                for n, a in (
-                    ("get_unit_price", {"sku": "B-204"}),
-                    ("get_discount", {"customer_id": "C-17"}),
-                )
+            # Calls as the API's tool_calls, then written as text as Qwen writes them: a Hermes
+            # tag, and fenced JSON (the SDK's parser reads both, textToolCalls).
+            hermes = (
+                '<tool_call>{"name": "get_unit_price", "arguments": {"sku": "B-204"}}</tool_call>'
             )
+            fenced = '```json\n{"name": "get_discount", "arguments": {"customer_id": "C-17"}}\n```'
             fake.script(
-                native_calls(("get_order", {"order_id": "A-1001"})), answer(written), answer(final)
+                native_calls(("get_order", {"order_id": "A-1001"})),
+                answer(hermes),
+                answer(fenced),
+                answer(final),
             )
             per_call = run_tool_task(browser, url, THREE_TOOLS, "tool-per-call", "gpt-test", 8, 300)
             browser.close()
     print(tool_table(THREE_TOOLS, [code, per_call]))
-    expected = {"code-mode": 2, "tool-per-call": 3}
+    for o in (code, per_call):
+        print(f"  transcript: {save_transcript(o)}")
+    expected = {"code-mode": 2, "tool-per-call": 4}
     ok = all(o.solved and o.requests == expected[o.mode] for o in (code, per_call))
     for o in (code, per_call):
         if not o.solved:

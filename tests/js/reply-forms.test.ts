@@ -1,7 +1,7 @@
 // The reply parser's edges: calls it must refuse with a reason, and text it must leave alone.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { classifyReply } from "../../wasm_runtime/sdk/agent/reply-forms.js";
+import { classifyReply, textToolCalls } from "../../wasm_runtime/sdk/agent/reply-forms.js";
 
 const call = (code: string): string => JSON.stringify({ name: "run_python", arguments: { code } });
 
@@ -81,4 +81,49 @@ test("python blocks are one program; a block calling run_python like a function 
   ]);
   // A name that only contains run_python is not a call of it.
   assert.deepEqual(classifyReply('```python\nmy_run_python("x")\n```').calls, [{ code: 'my_run_python("x")' }]);
+});
+
+// textToolCalls: the same text forms for a loop that offers tools of its own (one per function).
+const OFFERED = ["get_order", "get_price"];
+
+test("a fenced JSON call to an offered tool is read with its keyword arguments", () => {
+  const found = textToolCalls('```json\n{"name": "get_order", "arguments": {"order_id": "A-1"}}\n```', OFFERED);
+  assert.deepEqual(found, { form: "fenced-json", calls: [{ name: "get_order", arguments: { order_id: "A-1" } }] });
+});
+
+test("Hermes calls to offered tools are all read, in order; arguments as JSON text too", () => {
+  const text =
+    '<tool_call>{"name": "get_order", "arguments": {"order_id": "A-1"}}</tool_call>\n' +
+    '<tool_call>{"name": "get_price", "arguments": "{\\"sku\\": \\"B-2\\"}"}</tool_call>';
+  assert.deepEqual(textToolCalls(text, OFFERED).calls, [
+    { name: "get_order", arguments: { order_id: "A-1" } },
+    { name: "get_price", arguments: { sku: "B-2" } },
+  ]);
+});
+
+test("functions.name: lines and arguments written beside the name are read", () => {
+  assert.deepEqual(textToolCalls('functions.get_price:\n{"sku": "B-2"}', OFFERED).calls, [
+    { name: "get_price", arguments: { sku: "B-2" } },
+  ]);
+  assert.deepEqual(textToolCalls('{"name": "get_price", "sku": "B-2"}', OFFERED).calls, [
+    { name: "get_price", arguments: { sku: "B-2" } },
+  ]);
+});
+
+test("a tool not offered, arguments that are not an object, and run_python are refused by name", () => {
+  assert.deepEqual(textToolCalls('<tool_call>{"name": "run_python", "arguments": {}}</tool_call>', OFFERED).calls, [
+    { problem: 'there is no tool named "run_python"' },
+  ]);
+  assert.deepEqual(textToolCalls("functions.get_price: B-2", OFFERED).calls, [
+    { problem: "the arguments of get_price are not valid JSON" },
+  ]);
+  assert.deepEqual(textToolCalls('<tool_call>{"name": "get_price", "arguments": [1]}</tool_call>', OFFERED).calls, [
+    { problem: "the arguments of get_price must be a JSON object of keyword arguments" },
+  ]);
+});
+
+test("prose, python blocks and plain JSON data are no tool call", () => {
+  for (const text of ["The total is 31.62.", "```python\nprint(1)\n```", '```json\n{"name": "Ada"}\n```']) {
+    assert.deepEqual(textToolCalls(text, OFFERED), { form: "none", calls: [] }, text);
+  }
 });

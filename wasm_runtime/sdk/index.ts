@@ -40,7 +40,14 @@ export {
   type ChatRequest,
 } from "./agent/chat-types.js";
 export { httpChat, type HttpChatOptions } from "./agent/chat-http.js";
-export { classifyReply, type ClassifiedReply, type ReplyForm } from "./agent/reply-forms.js";
+export {
+  classifyReply,
+  textToolCalls,
+  type ClassifiedReply,
+  type ReplyForm,
+  type TextCallForm,
+  type TextToolCall,
+} from "./agent/reply-forms.js";
 export { outputText, resultForModel } from "./agent/model-result.js";
 export { newTranscript, type Part, type Transcript, type Turn } from "./agent/transcript.js";
 export { recordRun, type RecordHooks } from "./agent/record.js";

@@ -4,7 +4,7 @@
 //   answer, with no Python: what an agent without code mode does.
 // The tools are tables the bench gives (name, description, one string parameter, answers by key);
 // `window.toolBench.calls` lists the calls their handlers got.
-import { Agent, Sandbox, httpChat } from "../sdk/wasmbox.js";
+import { Agent, Sandbox, httpChat, textToolCalls } from "../sdk/wasmbox.js";
 
 const calls = [];
 const chat = httpChat({ baseUrl: "/api" });
@@ -44,22 +44,6 @@ async function codeMode({ question, tools, model, maxSteps }) {
   } finally {
     await sandbox.close();
   }
-}
-
-// Hermes/Qwen calls written as text, as the SDK's reply parser reads them (sdk/agent/reply-forms.ts).
-const HERMES = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
-
-function textCalls(content) {
-  const found = [];
-  for (const [, body] of content.matchAll(HERMES)) {
-    try {
-      const { name, arguments: args } = JSON.parse(body);
-      found.push({ name, args: typeof args === "string" ? JSON.parse(args) : (args ?? {}) });
-    } catch {
-      found.push({ name: "", args: {}, problem: "the text inside <tool_call> is not valid JSON" });
-    }
-  }
-  return found;
 }
 
 async function answerCall(tools, { name, args, problem }) {
@@ -119,10 +103,18 @@ async function toolPerCall({ question, tools, model, maxSteps }) {
       continue;
     }
     messages.push({ role: "assistant", content });
-    const written = textCalls(content);
+    // A call written as text (Hermes tags, fenced JSON, `functions.name:`), read by the SDK's own
+    // parser as the code-mode agent reads run_python's: a model without native calls is not failed.
+    const written = textToolCalls(content, Object.keys(handlers)).calls;
     if (!written.length) return over(content, "answer");
     const results = [];
-    for (const call of written) results.push(`Result of ${call.name}: ${await answerCall(handlers, call)}`);
+    for (const call of written) {
+      if ("problem" in call) results.push(`Your tool call could not be made: ${call.problem}.`);
+      else
+        results.push(
+          `Result of ${call.name}: ${await answerCall(handlers, { name: call.name, args: call.arguments })}`,
+        );
+    }
     messages.push({ role: "user", content: results.join("\n\n") });
   }
   return over("", "step-limit");

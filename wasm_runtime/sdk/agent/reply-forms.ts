@@ -24,51 +24,102 @@ export interface ClassifiedReply {
 /** The form of a model's reply and the code of each call in it. */
 export function classifyReply(content: string, toolCalls: ToolCall[] = []): ClassifiedReply {
   if (toolCalls.length) return { form: "tool_calls", calls: toolCalls.map(codeOf) };
-  for (const [form, find] of TEXT_FORMS) {
-    const calls = find(content);
-    if (calls.length) return { form, calls };
-  }
-  return { form: "none", calls: [] };
+  const written = writtenCalls(content, RUN_PYTHON_ONLY);
+  if (written) return { form: written.form, calls: written.calls.map((call) => codeCall(call, written.form)) };
+  const code = barePython(content);
+  return code ? { form: "bare-python", calls: [code] } : { form: "none", calls: [] };
 }
 
-type Finder = (text: string) => CodeOrProblem[];
+/** A call written as text: the tool it names and its arguments as written (parsed JSON, or raw text). */
+type WrittenCall = { name: string; args: unknown } | { problem: string };
+
+/** The forms a call to any tool is written in as text (not ```python blocks, which only run code). */
+export type TextCallForm = Extract<ReplyForm, "hermes" | "functions-prefix" | "fenced-json">;
+
+/** A call to a named tool written as text, with its keyword arguments; or why it cannot be made. */
+export type TextToolCall = { name: string; arguments: Record<string, unknown> } | { problem: string };
+
+/**
+ * The tool calls a reply writes as text, for a loop that offers its own tools (`toolNames`):
+ * Hermes `<tool_call>` tags, `functions.name:` lines, or call objects in JSON (fenced or the whole
+ * reply), the forms `classifyReply` reads for run_python. `form` is "none" when there is no call.
+ */
+export function textToolCalls(
+  content: string,
+  toolNames: readonly string[],
+): { form: TextCallForm | "none"; calls: TextToolCall[] } {
+  const written = writtenCalls(content, new Set(toolNames));
+  if (!written) return { form: "none", calls: [] };
+  return { form: written.form, calls: written.calls.map(keywordCall) };
+}
+
+const RUN_PYTHON_ONLY: ReadonlySet<string> = new Set([TOOL_NAME]);
+
+function writtenCalls(text: string, names: ReadonlySet<string>): { form: TextCallForm; calls: WrittenCall[] } | null {
+  for (const [form, find] of TEXT_FORMS) {
+    const calls = find(text, names);
+    if (calls.length) return { form, calls };
+  }
+  return null;
+}
+
+/** A run_python call's code: its `code` argument, or (after `functions.run_python:`) the text itself. */
+function codeCall(call: WrittenCall, form: TextCallForm): CodeOrProblem {
+  if ("problem" in call) return call;
+  const raw = form === "functions-prefix" && typeof call.args === "string";
+  const missing = raw ? `there is no code after functions.${TOOL_NAME}:` : "its `code` argument is missing or empty";
+  return codeIn(call.args) ?? { problem: missing };
+}
+
+/** Keyword arguments: a JSON object (text that parses to one counts). */
+function keywordCall(call: WrittenCall): TextToolCall {
+  if ("problem" in call) return call;
+  const args = typeof call.args === "string" ? parseArguments(call.args) : call.args;
+  if (args === undefined) return { problem: `the arguments of ${call.name} are not valid JSON` };
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    return { problem: `the arguments of ${call.name} must be a JSON object of keyword arguments` };
+  return { name: call.name, arguments: args as Record<string, unknown> };
+}
+
+type Finder = (text: string, names: ReadonlySet<string>) => WrittenCall[];
 
 // Hermes/Qwen: `<tool_call>{"name": "run_python", "arguments": {...}}</tool_call>`; the closing
 // tag may be missing when the reply was cut at a stop token.
 const HERMES = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
 
-const hermes: Finder = (text) =>
+const hermes: Finder = (text, names) =>
   [...text.matchAll(HERMES)].map(([, body = ""]) => {
     const parsed = leadingJsonObject(body) ?? leadingJsonObject(tripleQuotedToJson(body));
     if (!parsed) return { problem: "the text inside <tool_call> is not valid JSON" };
-    return namedCall(parsed.value) ?? { problem: "the <tool_call> names no tool" };
+    return namedCall(parsed.value, names) ?? { problem: "the <tool_call> names no tool" };
   });
 
 // llama-cpp-python's chatml-function-calling format: `functions.run_python:` at the start of a
-// line, then JSON arguments or the code itself (fenced or not).
-const PREFIX = new RegExp(`(?:^|\\n)[ \\t]*functions\\.${TOOL_NAME}[ \\t]*:?[ \\t]*`);
+// line, then JSON arguments or (for run_python) the code itself, fenced or not.
+const escaped = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const prefixFor = (names: ReadonlySet<string>): RegExp =>
+  new RegExp(`(?:^|\\n)[ \\t]*functions\\.(${[...names].map(escaped).join("|")})[ \\t]*:?[ \\t]*`);
 
-const functionsPrefix: Finder = (text) => {
-  const match = PREFIX.exec(text);
+const functionsPrefix: Finder = (text, names) => {
+  if (!names.size) return [];
+  const match = prefixFor(names).exec(text);
   if (!match) return [];
+  const name = match[1] ?? "";
   const rest = text.slice(match.index + match[0].length).trim();
   const fenced = /^```[\w-]*[ \t]*\n([\s\S]*?)(?:\n?```|$)/.exec(rest);
   const body = fenced ? (fenced[1] ?? "") : rest;
   if (body.trimStart().startsWith("{")) {
     const parsed = leadingJsonObject(body);
-    if (parsed)
-      return [
-        namedCall(parsed.value) ?? codeIn(parsed.value) ?? { problem: "its `code` argument is missing or empty" },
-      ];
-    if (!fenced) return [{ problem: "the arguments after functions.run_python: are not valid JSON" }];
+    if (parsed) return [namedCall(parsed.value, names) ?? { name, args: parsed.value }];
+    if (!fenced) return [{ problem: `the arguments after functions.${name}: are not valid JSON` }];
   }
-  return [codeIn(body) ?? { problem: "there is no code after functions.run_python:" }];
+  return [{ name, args: body }];
 };
 
-// A JSON object (or list of them) naming run_python, in a ``` fence or as the whole reply.
+// A JSON object (or list of them) naming a tool, in a ``` fence or as the whole reply.
 const FENCE = /```(?:json|tool_call|tool|)[ \t]*\n([\s\S]*?)\n?```/g;
 
-const fencedJson: Finder = (text) => {
+const fencedJson: Finder = (text, names) => {
   const bodies = [...text.matchAll(FENCE)].map(([, body = ""]) => body);
   const whole = text.trim();
   if (whole.startsWith("{") || whole.startsWith("[")) bodies.push(whole);
@@ -76,8 +127,8 @@ const fencedJson: Finder = (text) => {
     const value = lenientJson(body);
     if (value === undefined) continue;
     const calls = (Array.isArray(value) ? value : [value])
-      .filter(looksLikeCall)
-      .map(namedCall)
+      .filter((v) => looksLikeCall(v, names))
+      .map((v) => namedCall(v, names))
       .filter((c) => c !== null);
     if (calls.length) return calls;
   }
@@ -87,13 +138,13 @@ const fencedJson: Finder = (text) => {
 // ```python blocks and no call: run as one program, or not (the agent's `codeBlocks`, docs/agent.md).
 const PYTHON_BLOCKS = /```(?:python3?|py)[ \t]*\n([\s\S]*?)```/g;
 
-const barePython: Finder = (text) => {
+function barePython(text: string): { code: string } | null {
   const code = [...text.matchAll(PYTHON_BLOCKS)]
     .map(([, block = ""]) => block.replace(/^\s*\n/, "").trimEnd())
     .filter((block) => block.trim())
     .join("\n\n");
-  return code ? [{ code: withoutToolImport(unwrapped(code)) }] : [];
-};
+  return code ? { code: withoutToolImport(unwrapped(code)) } : null;
+}
 
 // `from tools import run_python`: the tool imported as if it were a Python module. It is not one
 // (the block itself is the run), so the line would only fail the program.
@@ -145,26 +196,26 @@ function dedent(text: string): string {
   return lines.map((l) => l.slice(common)).join("\n");
 }
 
-const TEXT_FORMS: [ReplyForm, Finder][] = [
+const TEXT_FORMS: [TextCallForm, Finder][] = [
   ["hermes", hermes],
   ["functions-prefix", functionsPrefix],
   ["fenced-json", fencedJson],
-  ["bare-python", barePython],
 ];
 
-/** Plain data with a `name` field is not a call: a call names run_python or carries arguments. */
-function looksLikeCall(value: unknown): boolean {
+/** Plain data with a `name` field is not a call: a call names a tool offered or carries arguments. */
+function looksLikeCall(value: unknown, names: ReadonlySet<string>): boolean {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  if (v.name === TOOL_NAME || v.tool === TOOL_NAME) return true;
+  if (names.has(v.name as string) || names.has(v.tool as string)) return true;
   return ["arguments", "parameters", "function", "function_call"].some((key) => key in v);
 }
 
 /**
  * A call object in the shapes models write (`{name, arguments}`, `{tool, parameters}`,
- * `{function: {name, arguments}}`, `{function_call: ...}`); null when it names no tool at all.
+ * `{function: {name, arguments}}`, `{function_call: ...}`, or the arguments beside the name);
+ * a problem when it names a tool not offered; null when it names no tool at all.
  */
-function namedCall(value: unknown): CodeOrProblem | null {
+function namedCall(value: unknown, names: ReadonlySet<string>): WrittenCall | null {
   if (typeof value !== "object" || value === null) return null;
   const v = value as Record<string, unknown>;
   const inner = (v.function_call ?? (typeof v.function === "object" ? v.function : null)) as Record<
@@ -173,10 +224,16 @@ function namedCall(value: unknown): CodeOrProblem | null {
   > | null;
   const name = v.name ?? v.tool ?? (typeof v.function === "string" ? v.function : undefined) ?? inner?.name;
   if (typeof name !== "string") return null;
-  if (name !== TOOL_NAME) return { problem: `there is no tool named ${JSON.stringify(name)}` };
-  let args = v.arguments ?? v.parameters ?? v.args ?? inner?.arguments ?? inner?.parameters ?? v;
+  if (!names.has(name)) return { problem: `there is no tool named ${JSON.stringify(name)}` };
+  let args = v.arguments ?? v.parameters ?? v.args ?? inner?.arguments ?? inner?.parameters ?? besideName(v);
   if (typeof args === "string") args = parseArguments(args) ?? args;
-  return codeIn(args) ?? { problem: "its `code` argument is missing or empty" };
+  return { name, args };
+}
+
+/** `{"name": "f", "x": 1}`: the arguments written beside the name. */
+function besideName(v: Record<string, unknown>): Record<string, unknown> {
+  const { name: _name, tool: _tool, function: _function, ...rest } = v;
+  return rest;
 }
 
 /**
