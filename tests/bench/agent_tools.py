@@ -144,7 +144,8 @@ def run_tool_task(
         page.on(
             "request", lambda r: requests.append(r.url) if r.url.endswith("/completions") else None
         )
-        page.on("requestfinished", lambda r: keep_exchange(r, outcome.exchanges))
+        page.on("request", lambda r: keep_request(r, outcome.exchanges))
+        page.on("requestfinished", lambda r: keep_reply(r, outcome.exchanges))
         page.goto(url + PAGE)
         page.wait_for_function("() => window.toolBenchReady === true", timeout=60_000)
         start = time.monotonic()
@@ -163,27 +164,36 @@ def run_tool_task(
             outcome.runs = int(out["runs"])
             outcome.calls = list(out["calls"])
             outcome.solved = solved(task, outcome)
+        page.wait_for_timeout(500)  # the last reply's requestfinished
     finally:
+        for exchange in outcome.exchanges:
+            exchange.pop("request", None)
         context.close()
     return outcome
 
 
-def keep_exchange(request: Request, exchanges: list[dict[str, Any]]) -> None:
-    """A model request's messages and the reply's text and calls: the mode's transcript."""
+def keep_request(request: Request, exchanges: list[dict[str, Any]]) -> None:
+    """A model request's messages, when sent (a request that never ends still shows)."""
+    if request.url.endswith("/completions"):
+        sent = request.post_data_json or {}
+        exchanges.append({"messages": sent.get("messages", []), "reply": None, "request": request})
+
+
+def keep_reply(request: Request, exchanges: list[dict[str, Any]]) -> None:
+    """The reply's text and calls, when it has come in whole."""
     response = request.response()
-    if not request.url.endswith("/completions") or response is None:
-        return
-    try:
-        body = response.text()
-    except Exception:  # a body the browser did not keep is only not saved
-        body = ""
-    sent = request.post_data_json or {}
-    exchanges.append({"messages": sent.get("messages", []), "reply": reply_of(body)})
+    for exchange in exchanges:
+        if exchange.get("request") is request and response is not None:
+            try:
+                exchange["reply"] = reply_of(response.text())
+            except Exception:  # a body the browser did not keep is only not saved
+                exchange["reply"] = {"content": "(not kept)", "tool_calls": []}
 
 
 def reply_of(body: str) -> dict[str, Any]:
     """The text and tool calls of a reply, streamed (SSE) or not, as the model sent them."""
-    content, calls = "", []
+    content = ""
+    calls: list[Any] = []
     chunks = [line[5:].strip() for line in body.splitlines() if line.startswith("data:")]
     for chunk in chunks or [body]:
         try:
@@ -211,7 +221,7 @@ def save_transcript(outcome: ToolOutcome, directory: Path = RESULTS) -> Path:
                 f"--- {message.get('role')}\n{text}" + (f"\n{json.dumps(calls)}" if calls else "")
             )
         seen = len(messages)
-        reply = exchange["reply"]
+        reply = exchange["reply"] or {"content": "(no reply)", "tool_calls": []}
         calls = f"\n{json.dumps(reply['tool_calls'])}" if reply["tool_calls"] else ""
         lines.append(f"--- reply\n{reply['content']}{calls}")
         seen += 1  # the reply comes back as the next request's assistant message

@@ -414,8 +414,10 @@ test("code mode: the tools are Python functions in the prompt, and each run is g
   const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, tools, verify: "off" });
   await agent.ask("price of A1?");
   const system = String(chat.requests[0]?.messages[0]?.content);
-  assert.match(system, /from wasmbox import tools/);
-  assert.match(system, /tools\.lookup_price\(\*, sku: str\) -> Any: The price of a product\./);
+  assert.match(system, /`tools` is already imported/);
+  // A Python stub with its description as docstring, and a call written as it must be.
+  assert.match(system, /async def tools\.lookup_price\(\*, sku: str\) -> Any:\n {4}"""The price of a product\."""/);
+  assert.match(system, /For example: result = await tools\.lookup_price\(sku="\.\.\."\)\nprint\(result\)/);
   assert.deepEqual(given, [tools]);
   assert.deepEqual(
     chat.requests[0]?.tools?.map((t) => t.function.name),
@@ -476,4 +478,39 @@ test("the first request's system prompt carries the kernel's file previews; cont
     assert.equal(system.includes("a preview, not the whole data"), context);
     assert.ok(system.includes("sales.csv"));
   }
+});
+
+test("code mode: a host tool called as the model's own tool is not run; it is told the Python call", async () => {
+  const sandbox = new RecordingSandbox();
+  const tools = {
+    get_order: {
+      description: "An order by its id.",
+      parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+      handler: () => ({}),
+    },
+  };
+  const native: ChatDelta[] = [
+    {
+      tool_calls: [
+        { index: 0, id: "c1", type: "function", function: { name: "get_order", arguments: '{"order_id": "A-1"}' } },
+      ],
+    },
+  ];
+  const fenced = text('```json\n{"name": "get_order", "arguments": {"order_id": "A-2", "full": true}}\n```');
+  const chat = new ScriptedChat(native, fenced, text("Done."));
+  const agent = await Agent.create({ sandbox, model: "m1", chat: chat.fn, tools, system: "s", verify: "off" });
+  const events: AgentEvent[] = [];
+  await agent.ask("order A-1?", { onEvent: (e) => events.push(e) });
+  assert.deepEqual(sandbox.ran, []);
+  const problems = events.filter((e) => e.type === "invalid-call").map((e) => (e as { problem: string }).problem);
+  assert.equal(problems.length, 2);
+  assert.match(problems[0] ?? "", /get_order is a host tool.*result = await tools\.get_order\(order_id="A-1"\)/);
+  assert.match(problems[1] ?? "", /await tools\.get_order\(order_id="A-2", full=True\)/);
+  const toldNatively = chat.requests[1]?.messages.at(-1);
+  assert.equal(toldNatively?.role, "tool");
+  assert.match(String(toldNatively?.content), /await tools\.get_order\(order_id=\\"A-1\\"\)/);
+  assert.match(
+    String(chat.requests[2]?.messages.at(-1)?.content),
+    /await tools\.get_order\(order_id="A-2", full=True\)/,
+  );
 });

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+import pytest
 from wasmbox_kernel.host import HostBridge
 
 
@@ -188,3 +189,30 @@ def test_a_restored_tool_the_new_run_is_not_granted_says_so(run, make_kernel):
     result = run(second, "price(x=1)", host=bridge({}))
     assert result["error"]["name"] == "ToolError"
     assert "not granted" in result["error"]["message"]
+
+
+def test_tools_needs_no_import_in_a_run_granted_tools_and_only_there(run, kernel):
+    result = run(kernel, "await tools.price(x=1)", host=bridge({"price": 7}))
+    assert result["value"]["text/plain"] == "7"
+    without = run(kernel, "tools", host=None)
+    assert without["error"]["name"] == "NameError"
+    assert "tools" not in kernel.namespace  # a builtin for the run: not a saved variable
+
+
+def test_a_variable_named_tools_wins_over_the_host_tools(run, kernel):
+    result = run(kernel, "tools = ['hammer']\ntools", host=bridge({"price": 1}))
+    assert result["value"]["text/plain"] == "['hammer']"
+
+
+def test_a_tool_called_by_its_bare_name_gets_the_call_as_written(run, kernel):
+    result = run(kernel, "price(x=1)", host=bridge({"price": 1}))
+    assert result["error"]["name"] == "NameError"
+    assert "await tools.price(...)" in result["error"]["hint"]
+
+
+@pytest.mark.filterwarnings("ignore:coroutine .* was never awaited")  # the mistake shown
+def test_a_call_used_without_await_gets_told_to_await_it(run, kernel):
+    code = "import asyncio\nawait asyncio.sleep(0)\norder = tools.order(x=1)\norder['sku']"
+    result = run(kernel, code, host=bridge({"order": {"sku": "B"}}))
+    assert result["error"]["name"] == "TypeError"
+    assert "value = await tools.name(...)" in result["error"]["hint"]

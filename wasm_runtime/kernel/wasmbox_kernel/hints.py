@@ -7,7 +7,9 @@ better to say than the message:
 - NameError: the session's names closest to the missing one (or the import it needs);
 - FileNotFoundError: the files that exist; when there are none, that data given in the message
   must be written into the code;
-- ModuleNotFoundError: whether the runtime has it, and the nearest package it has.
+- ModuleNotFoundError: whether the runtime has it, and the nearest package it has;
+- a host tool called by its bare name, or a coroutine used without `await` (a tool's call in
+  async code): the call as it must be written.
 
 `empty_run_hint()` is the result-level `hint` of a run that printed nothing and returned nothing.
 The objects are found without running anything of the user's: a pandas frame's `self` in the
@@ -86,9 +88,11 @@ def error_hint(
     namespace: Mapping[str, object],
     cwd: str,
     available: Mapping[str, str],
+    tools: Iterable[str] = (),
 ) -> str | None:
+    """`tools`: the host tools the run was granted (host.py)."""
     try:
-        hint = _hint(exc, namespace, cwd, available)
+        hint = _tool_hint(exc, set(tools)) or _hint(exc, namespace, cwd, available)
     except Exception:  # a hint is a help: never let it break the result
         return None
     if hint and len(hint) > HINT_CAP:
@@ -107,6 +111,22 @@ def _hint(
         return _name_hint(exc, namespace)
     if isinstance(exc, KeyError):
         return _key_hint(exc)
+    return None
+
+
+def _tool_hint(exc: BaseException, tools: set[str]) -> str | None:
+    name = getattr(exc, "name", None)
+    if isinstance(exc, NameError) and isinstance(name, str) and name in tools:
+        return (
+            f"{name} is a host tool, reached through `tools`: write `await tools.{name}(...)` "
+            "with keyword arguments (`tools` is already imported)."
+        )
+    if isinstance(exc, (TypeError, AttributeError)) and "'coroutine' object" in str(exc):
+        call = "tools.name" if tools else "f"
+        return (
+            "That value is a coroutine: a call that must be awaited was not. Write "
+            f"`value = await {call}(...)`, then use `value`."
+        )
     return None
 
 

@@ -14,6 +14,7 @@ block (interrupt mode: shared memory). Elsewhere a synchronous call raises `Tool
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import io
 import json
@@ -228,6 +229,20 @@ def _made_module() -> types.ModuleType:
 
 
 _MODULE = _made_module()
+
+
+@contextmanager
+def tools_in_reach(host: RunHost) -> Iterator[None]:
+    """`tools` with no import in a run the host granted tools to, as a builtin: a variable of the
+    cells' own named `tools` still wins, and nothing is added to the variables that are saved."""
+    if not host.tools or hasattr(builtins, "tools"):
+        yield
+        return
+    builtins.tools = _MODULE.tools  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del builtins.tools  # type: ignore[attr-defined]
 
 
 @contextmanager

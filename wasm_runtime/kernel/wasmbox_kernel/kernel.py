@@ -22,7 +22,7 @@ from .environment import Environment, describe
 from .errors import error_info, outcome_of
 from .fsscan import Snapshot, changed_files, scan
 from .hints import empty_run_hint, error_hint
-from .host import HostBridge, HostStdin, RunHost, granted, host_module
+from .host import HostBridge, HostStdin, RunHost, granted, host_module, tools_in_reach
 from .import_guard import ImportGuard
 from .installs import confine_installed_micropip
 from .interpreter import prepare_interpreter
@@ -275,6 +275,7 @@ class Kernel:
                     namespace=self.namespace,
                     cwd=self._options.cwd,
                     available=self._options.available_packages,
+                    tools=tuple((host or RunHost()).tools),
                 )
                 if hint:
                     error["hint"] = hint
@@ -307,6 +308,7 @@ class Kernel:
             stack.enter_context(redirect_stdin(HostStdin(out.current_line, out.write)))
             stack.enter_context(granted(host))
             stack.enter_context(host_module())
+            stack.enter_context(tools_in_reach(host))
             stack.enter_context(_as_main_module(self._main))
             stack.enter_context(DISPATCHER.activate(run))
             if self._policy is not None:

@@ -320,7 +320,7 @@ export class Agent {
     };
     for (let step = 1; step <= maxSteps + (grounding.questioned ? 1 : 0); step += 1) {
       const reply = await this.reply(turn, model, signal, emit);
-      const { form, calls } = classifyReply(reply.content, reply.calls);
+      const { form, calls } = classifyReply(reply.content, reply.calls, this.hostTools);
       if (form === "tool_calls") {
         const ids = reply.calls.map(() => `call${String(++this.calls).padStart(5, "0")}`);
         // Our own ids: some servers reuse theirs across turns, or send none.
@@ -476,7 +476,7 @@ export class Agent {
       emit({ type: "invalid-call", form, problem: call.problem });
       const report = {
         outcome: "INVALID_CALL",
-        error: `The run_python call could not be run: ${call.problem}.`,
+        error: `The call could not be run: ${call.problem}.`,
         // A model that calls natively is told the native form; one writing text, its own options.
         help: native ? INVALID_CALL_HELP : callHelp(this.options.codeBlocks ?? "run"),
       };
@@ -511,6 +511,13 @@ export class Agent {
     const { streaming } = this.options;
     if (typeof streaming === "string") return streaming;
     return streaming?.[model] ?? "auto";
+  }
+
+  /** The names of the host tools the code is granted (code mode). */
+  private get hostTools(): string[] {
+    return ToolSet.of(this.options.tools)
+      .describe()
+      .map((tool) => tool.name);
   }
 
   private async systemPrompt(): Promise<string> {

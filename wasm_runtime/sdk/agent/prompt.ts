@@ -90,17 +90,50 @@ export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = 
 /**
  * "Code mode": the host's functions are Python functions inside `run_python`, so one program can
  * call several of them and combine their answers, instead of one model round trip per call.
+ * Written for small models: each tool as a Python stub with its description as docstring, how a
+ * call is written and what it returns, and that they are reached only from the code.
  */
 function toolsSection(tools: ToolSpec[]): string[] {
-  if (!tools.length) return [];
+  const [first] = tools;
+  if (!first) return [];
   return [
-    "Host functions: inside `run_python`, `from wasmbox import tools` gives these (keyword arguments,",
-    "JSON data back). Call them from your code, several in one program when the task needs several:",
-    "`await tools.name(...)` (or `await asyncio.gather(...)` for independent calls). A refusal or a",
-    "failure raises `wasmbox.ToolError` with the reason.",
-    list(tools.map((tool) => `tools.${tool.signature}${tool.description ? `: ${tool.description}` : ""}`)),
+    "Host tools: functions of the app you work for, reached only from your Python code (they are",
+    "not tools you call directly). In every run `tools` is already imported: call one with keyword",
+    "arguments and `await`, as `result = await tools.name(argument=value)`. It returns JSON data (a",
+    "dict, a list, a string or a number) that the same program can index and compute with. When",
+    "the question needs several tools, call them one after another in ONE program, each with values",
+    "taken from the results before it, and print() the results you use. A refused or failed call",
+    "raises `ToolError` with the reason. The tools, as Python (call them, do not define them):",
+    ...tools.map(stub),
+    `For example: result = await tools.${first.name}(${exampleArguments(first.signature)})`,
+    "print(result)",
     "",
   ];
+}
+
+/** `async def tools.name(*, a: str) -> Any:` with its description as docstring. */
+function stub({ signature, description }: ToolSpec): string {
+  const doc = description
+    .trim()
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/"""/g, "'''");
+  return `async def tools.${signature}:` + (doc ? `\n    """${doc}"""` : "");
+}
+
+// A placeholder of each parameter's type, so the example reads as a call and not as data to copy.
+const PLACEHOLDERS: Record<string, string> = { str: '"..."', int: "1", float: "1.0", bool: "True" };
+
+/** `a="...", b=1` for the required parameters of `name(*, a: str, b: int, c: str = ...)`. */
+function exampleArguments(signature: string): string {
+  const params = /\(\*, (.*)\) ->/.exec(signature)?.[1] ?? "";
+  return params
+    .split(", ")
+    .filter((param) => param && !param.endsWith(" = ..."))
+    .map((param) => {
+      const [name = "", type = ""] = param.split(": ");
+      return `${name}=${PLACEHOLDERS[type] ?? "..."}`;
+    })
+    .join(", ");
 }
 
 /** The kernel's preview when there is one (it names every file), else the plain listing. */

@@ -21,11 +21,33 @@ export interface ClassifiedReply {
   calls: CodeOrProblem[];
 }
 
-/** The form of a model's reply and the code of each call in it. */
-export function classifyReply(content: string, toolCalls: ToolCall[] = []): ClassifiedReply {
-  if (toolCalls.length) return { form: "tool_calls", calls: toolCalls.map(codeOf) };
-  const written = writtenCalls(content, RUN_PYTHON_ONLY);
-  if (written) return { form: written.form, calls: written.calls.map((call) => codeCall(call, written.form)) };
+/**
+ * The form of a model's reply and the code of each call in it. `hostTools`: the names of the host
+ * tools granted to the code (code mode); a call to one of them as a tool of the model's own is
+ * not run, and its problem shows the Python line that makes the call.
+ */
+export function classifyReply(
+  content: string,
+  toolCalls: ToolCall[] = [],
+  hostTools: readonly string[] = [],
+): ClassifiedReply {
+  const host = new Set(hostTools);
+  if (toolCalls.length) {
+    const calls = toolCalls.map((call) => {
+      const args = host.has(call.function.name) ? parseArguments(call.function.arguments) : undefined;
+      return args === undefined ? codeOf(call) : { problem: hostToolProblem(call.function.name, args) };
+    });
+    return { form: "tool_calls", calls };
+  }
+  const written = writtenCalls(content, new Set([TOOL_NAME, ...host]));
+  if (written) {
+    const calls = written.calls.map((call) =>
+      "name" in call && host.has(call.name) && call.name !== TOOL_NAME
+        ? { problem: hostToolProblem(call.name, call.args) }
+        : codeCall(call, written.form),
+    );
+    return { form: written.form, calls };
+  }
   const code = barePython(content);
   return code ? { form: "bare-python", calls: [code] } : { form: "none", calls: [] };
 }
@@ -53,7 +75,38 @@ export function textToolCalls(
   return { form: written.form, calls: written.calls.map(keywordCall) };
 }
 
-const RUN_PYTHON_ONLY: ReadonlySet<string> = new Set([TOOL_NAME]);
+/**
+ * A host tool called as if it were the model's own tool: it is a Python function, and the fix is
+ * the line of Python that makes this very call.
+ */
+function hostToolProblem(name: string, args: unknown): string {
+  const call = `await tools.${name}(${keywordArguments(args)})`;
+  return (
+    `${name} is a host tool: a Python function inside run_python, not a tool to call directly. ` +
+    `Call it in the program: result = ${call}, then print(result)`
+  );
+}
+
+/** JSON arguments as Python keyword arguments (`...` where they are not an object of identifiers). */
+function keywordArguments(args: unknown): string {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return "...";
+  const entries = Object.entries(args);
+  if (!entries.every(([key]) => /^[A-Za-z_]\w*$/.test(key))) return "...";
+  return entries.map(([key, value]) => `${key}=${pythonLiteral(value)}`).join(", ");
+}
+
+/** JSON data written as a Python literal. */
+function pythonLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
+  if (typeof value === "object")
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonLiteral(v)}`)
+      .join(", ")}}`;
+  return JSON.stringify(value);
+}
 
 function writtenCalls(text: string, names: ReadonlySet<string>): { form: TextCallForm; calls: WrittenCall[] } | null {
   for (const [form, find] of TEXT_FORMS) {
