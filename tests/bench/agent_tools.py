@@ -18,6 +18,7 @@ The question names no tool and gives no hint of how to answer.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -155,6 +156,9 @@ def run_tool_task(
             outcome.hung = "timed out" in str(error)
             outcome.error = str(error).splitlines()[0][:300]
             out = None
+            # The calls the handlers got before it stalled are part of the finding.
+            with contextlib.suppress(Exception):
+                outcome.calls = list(page.evaluate("() => [...toolBench.calls]"))
         outcome.seconds = time.monotonic() - start
         outcome.requests = len(requests)
         if out is not None:
@@ -226,7 +230,7 @@ def save_transcript(outcome: ToolOutcome, directory: Path = RESULTS) -> Path:
         lines.append(f"--- reply\n{reply['content']}{calls}")
         seen += 1  # the reply comes back as the next request's assistant message
     lines.append(f"===== {outcome.finish or outcome.error}: {outcome.answer}")
-    directory.mkdir(exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"bench-agent-tools-{outcome.mode}.txt"
     path.write_text("\n".join(lines) + "\n")
     path.with_suffix(".json").write_text(json.dumps(outcome.exchanges, indent=1))
@@ -327,7 +331,7 @@ def dry_run() -> int:
             browser.close()
     print(tool_table(THREE_TOOLS, [code, per_call]))
     for o in (code, per_call):
-        print(f"  transcript: {save_transcript(o)}")
+        print(f"  transcript: {save_transcript(o, RESULTS / 'dry-run')}")
     expected = {"code-mode": 2, "tool-per-call": 4}
     ok = all(o.solved and o.requests == expected[o.mode] for o in (code, per_call))
     for o in (code, per_call):

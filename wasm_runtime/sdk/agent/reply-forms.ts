@@ -285,8 +285,7 @@ function namedCall(value: unknown, names: ReadonlySet<string>): WrittenCall | nu
 
 /** `{"name": "f", "x": 1}`: the arguments written beside the name. */
 function besideName(v: Record<string, unknown>): Record<string, unknown> {
-  const { name: _name, tool: _tool, function: _function, ...rest } = v;
-  return rest;
+  return Object.fromEntries(Object.entries(v).filter(([key]) => !["name", "tool", "function"].includes(key)));
 }
 
 /**
