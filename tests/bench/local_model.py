@@ -17,12 +17,13 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from typing import Any
 
 import httpx
 from fastapi.staticfiles import StaticFiles
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 from tests.browser.sandbox.conftest import app_with_page_headers
 from tests.support.browser import launch_args
@@ -101,30 +102,43 @@ def in_page(model: Model, max_tokens: int, threads: int) -> list[tuple[str, dict
     app.mount("/test-models", StaticFiles(directory=path.parent), name="test-models")
     rows = []
     with running(app) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(**launch_args())
         url = f"/test-models/{model.filename}"
         for label, n in (("single-threaded", 1), (f"{threads} threads", threads)):
-            context = browser.new_context()  # an empty store: the first load is cold
-            page = context.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            page.goto(base + PAGE)
-            page.wait_for_function("() => window.localReady === true")
-            cold = page_load(page, model, url, n, max_tokens)
-            page.reload()
-            page.wait_for_function("() => window.localReady === true")
-            stored = page_load(page, model, url, n, max_tokens)
-            answer = page_chat(page, MESSAGES)
-            first = answer["timings"]
-            reply = "".join(d.get("content") or "" for d in answer["deltas"])
-            step = page_chat(page, [*MESSAGES, {"role": "assistant", "content": reply}, FOLLOW_UP])
-            t = step["timings"]
-            text = describe(cold, stored, first)
-            text += f"; next agent step {t['totalMs'] / 1000:.1f} s"
-            text += f" ({t['cachedTokens']} tokens cached, {t['promptTokens']} new)"
-            rows.append((f"page, {label}", first, text))
-            context.close()
-        browser.close()
+            # A new profile on disk: an empty store, so the first load is cold. Not an incognito
+            # context: there Chromium keeps blobs in memory and a 1.1 GB model cannot be read back.
+            with tempfile.TemporaryDirectory(prefix="bench-local-") as profile:
+                context = pw.chromium.launch_persistent_context(profile, **launch_args())
+                rows.append(one_config(context, base + PAGE, model, url, n, max_tokens, label))
+                context.close()
     return rows
+
+
+def one_config(
+    context: BrowserContext,
+    page_url: str,
+    model: Model,
+    url: str,
+    n: int,
+    max_tokens: int,
+    label: str,
+) -> tuple[str, dict[str, Any], str]:
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(page_url)
+    page.wait_for_function("() => window.localReady === true")
+    cold = page_load(page, model, url, n, max_tokens)
+    page.reload()
+    page.wait_for_function("() => window.localReady === true")
+    stored = page_load(page, model, url, n, max_tokens)
+    answer = page_chat(page, MESSAGES)
+    first = answer["timings"]
+    reply = "".join(d.get("content") or "" for d in answer["deltas"])
+    step = page_chat(page, [*MESSAGES, {"role": "assistant", "content": reply}, FOLLOW_UP])
+    t = step["timings"]
+    text = describe(cold, stored, first)
+    text += f"; next agent step {t['totalMs'] / 1000:.1f} s"
+    text += f" ({t['cachedTokens']} tokens cached, {t['promptTokens']} new)"
+    return (f"page, {label}", first, text)
 
 
 def bench(model: Model, max_tokens: int, threads: int) -> None:
