@@ -8,8 +8,10 @@ events, and every failure as the page showed it. Prints a table per row; nothing
 Rows, in one run against the same server: `on` (the app as shipped: file previews, repair hints,
 the numbers check, ```python blocks run), `off` (the same app with `?assist=off`: none of the
 three), `blocks-ask` (`?codeblocks=ask`: python blocks not run, the model asked for a tool call
-instead), and `smolagents`
-(smolagents' CodeAgent, its own native executor, tests/bench/smolagents_peer.py).
+instead), `smolagents` (smolagents' CodeAgent, its own native executor,
+tests/bench/smolagents_peer.py), and `local` (the app as shipped with the same GGUF offered as
+"On this device": the model runs in the page, no server; each task in a new browser profile, so
+its time includes a cold load of the weights: fetch, sha256, store, load).
 
 The task `three-tools` needs three host tools (an order, a price, a discount) and runs two ways
 on a bench page (tests/browser/pages/agent-tools.js): `code-mode`, the SDK Agent given the tools
@@ -17,7 +19,9 @@ on a bench page (tests/browser/pages/agent-tools.js): `code-mode`, the SDK Agent
 a tool of its own, one round trip per answer and no Python; model requests and seconds side by
 side (tests/bench/agent_tools.py; its `--dry-run` runs the page with a scripted model).
 
-    python -m tests.bench.agent [--tasks primes three-tools ...] [--rows on off smolagents]
+    python -m tests.bench.agent [--tasks primes three-tools ...] [--rows on off smolagents local]
+
+Every row but `local` runs by default (`--rows local` for the in-page model).
 """
 
 from __future__ import annotations
@@ -29,11 +33,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Page, Request, sync_playwright
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from playwright.sync_api import BrowserContext, Page, Playwright, Request, sync_playwright
 from pydantic import SecretStr
 
 from backend.settings import Settings
@@ -48,7 +55,7 @@ from tests.bench.agent_tools import (
 from tests.browser.sandbox.conftest import app_with_page_headers
 from tests.support.browser import launch_args
 from tests.support.llama_server import llama_server, source
-from tests.support.models import QWEN_CODER
+from tests.support.models import QWEN_CODER, ensure
 from tests.support.servers import running
 
 ALIAS = "qwen2.5-coder-1.5b"
@@ -61,6 +68,7 @@ ROWS = {
     "off": "wasmbox Agent, ?assist=off (none of the three)",
     "blocks-ask": "wasmbox Agent, ?codeblocks=ask (python blocks not run)",
     "smolagents": "smolagents 1.25.0 CodeAgent (native executor)",
+    "local": "wasmbox app, On this device: the same GGUF in the page",
 }
 ROW_QUERY = {"off": "?assist=off", "blocks-ask": "?codeblocks=ask"}
 RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
@@ -73,6 +81,20 @@ WATCH_END = """() => {
     }
   }).observe(log, { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true });
 }"""
+
+# The app's status line says this once per request the in-page model has answered.
+WATCH_LOCAL = """() => {
+  const status = document.getElementById("local-model-status");
+  window.__localSteps = 0;
+  let done = false;
+  new MutationObserver(() => {
+    const now = status.textContent.includes("tokens reused from the cache");
+    if (now && !done) window.__localSteps += 1;
+    done = now;
+  }).observe(status, { childList: true, characterData: true, subtree: true });
+}"""
+# The app's picker value for the site's shipped model (web/src/ui/local-model-picker.ts).
+ON_DEVICE = "on-device"
 
 CUSTOMERS = "customer,revenue\n" + "".join(
     f"C{(n * 7) % 12:02d},{(n * 37) % 500 + 10}\n" for n in range(60)
@@ -184,6 +206,9 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float, row: str) -> O
     except Exception:  # a page that never got ready fails this task, not the whole run
         outcome.shown_failures = ["the sandbox was not ready within 300 s"]
         return outcome
+    if row == "local":
+        page.get_by_label("Model", exact=True).select_option(ON_DEVICE)
+        page.evaluate(WATCH_LOCAL)
     if task.upload:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / task.upload[0]
@@ -202,7 +227,7 @@ def run_task(page: Page, url: str, task: Task, timeout_ms: float, row: str) -> O
             page.get_by_role("button", name="Stop").click()
             break
     outcome.seconds = time.monotonic() - start
-    outcome.steps = len(requests)
+    outcome.steps = page.evaluate("() => window.__localSteps") if row == "local" else len(requests)
     log = page.get_by_role("log")
     outcome.forms = log.locator("pre.code[data-form]").evaluate_all(
         "(els) => els.map((e) => e.dataset.form)"
@@ -297,7 +322,9 @@ def main() -> int:
         "--chat-format", default=None, help="a llama.cpp chat format (default: the GGUF's)"
     )
     parser.add_argument("--nice", type=int, default=0, help="the model server's niceness")
-    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS))
+    # `local` only when asked: the model in the page takes several times longer per task.
+    default_rows = [row for row in ROWS if row != "local"]
+    parser.add_argument("--rows", nargs="*", default=default_rows, choices=list(ROWS))
     args = parser.parse_args()
     by_name = {t.name: t for t in TASKS}
     tasks = [by_name[name] for name in args.tasks if name in by_name]  # in the order given
@@ -321,8 +348,9 @@ def main() -> int:
             chat_format=args.chat_format,
             nice=args.nice,
         ) as base,
+        tempfile.TemporaryDirectory(prefix="bench-site-model-") as site,
         # The app's pages as shipped; the bench's own page (the tools task) isolated like them.
-        running(app_with_page_headers(True, settings(base))) as url,
+        running(served_app(base, Path(site) if "local" in args.rows else None)) as url,
         sync_playwright() as pw,
     ):
         browser = pw.chromium.launch(**launch_args())
@@ -331,6 +359,11 @@ def main() -> int:
             for row in args.rows:
                 if row == "smolagents":
                     outcome = run_peer(base, task, args.timeout_min * 60)
+                elif row == "local":
+                    with fresh_profile(pw) as context:
+                        outcome = run_task(
+                            context.new_page(), url, task, args.timeout_min * 60_000, row
+                        )
                 else:
                     context = browser.new_context()
                     outcome = run_task(
@@ -366,6 +399,41 @@ def main() -> int:
                 name = f"bench-results/bench-agent-{row}-{o.task}.txt"
                 print(f"\n--- {row} {o.task} (not solved): {name}\nanswer: {o.answer[-600:]}")
     return 0
+
+
+def served_app(base: str, model_folder: Path | None) -> FastAPI:
+    """The app's pages as shipped, proxying to the model server at `base`; with a folder, the
+    bench's GGUF is also offered as "On this device" (the `local` row)."""
+    app = app_with_page_headers(True, settings(base))
+    return app if model_folder is None else with_shipped_model(app, model_folder)
+
+
+def with_shipped_model(app: FastAPI, folder: Path) -> FastAPI:
+    """The app offering the bench's GGUF as "On this device", as `wasmbox export --model` ships
+    it (models/local-model.json), without copying 1.1 GB: the folder links to the verified file."""
+    path = ensure(QWEN_CODER)  # sha256-checked here, and again by the page against the JSON's
+    (folder / path.name).symlink_to(path)
+    description = {
+        "url": f"models/{path.name}",
+        "name": QWEN_CODER.name,
+        "sha256": QWEN_CODER.sha256,
+        "bytes": QWEN_CODER.size,
+    }
+    (folder / "local-model.json").write_text(json.dumps(description))
+    app.mount("/models", StaticFiles(directory=folder, follow_symlink=True), name="bench-models")
+    return app
+
+
+@contextmanager
+def fresh_profile(pw: Playwright) -> Iterator[BrowserContext]:
+    """A new browser profile on disk: an empty model store. Not an incognito context, where
+    Chromium keeps blobs in memory and a 1.1 GB model cannot be read back from the store."""
+    with tempfile.TemporaryDirectory(prefix="bench-agent-local-") as profile:
+        context = pw.chromium.launch_persistent_context(profile, **launch_args())
+        try:
+            yield context
+        finally:
+            context.close()
 
 
 def settings(base: str) -> Settings:

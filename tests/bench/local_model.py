@@ -51,7 +51,9 @@ def page_load(page: Page, model: Model, url: str, threads: int, max_tokens: int)
     started = time.monotonic()
     result: dict[str, Any] = page.evaluate("o => localTest.load(o)", options)
     if "error" in result:
-        raise RuntimeError(f"load failed: {result['error']}")
+        phases = page.evaluate("() => localTest.state.progress.map((p) => p.phase)")
+        reached = [p for i, p in enumerate(phases) if p != "download" or i == 0]
+        raise RuntimeError(f"load failed after {reached}: {result['error']}")
     return {**result["info"], "wallS": time.monotonic() - started}
 
 
@@ -127,10 +129,13 @@ def one_config(
     page.goto(page_url)
     page.wait_for_function("() => window.localReady === true")
     cold = page_load(page, model, url, n, max_tokens)
+    print(f"  ({label}: cold load {cold['loadMs'] / 1000:.1f} s)", flush=True)
     page.reload()
     page.wait_for_function("() => window.localReady === true")
     stored = page_load(page, model, url, n, max_tokens)
+    print(f"  ({label}: load from the store {stored['loadMs'] / 1000:.1f} s)", flush=True)
     answer = page_chat(page, MESSAGES)
+    print(f"  ({label}: first answer {answer['ms'] / 1000:.1f} s)", flush=True)
     first = answer["timings"]
     reply = "".join(d.get("content") or "" for d in answer["deltas"])
     step = page_chat(page, [*MESSAGES, {"role": "assistant", "content": reply}, FOLLOW_UP])
