@@ -34,6 +34,8 @@ def real_settings(base: str) -> Settings:
         openai_api_key=SecretStr("sk-local-not-a-secret"),
         models=["smollm2"],
         max_tokens=REPLY_TOKENS,
+        # Greedy decoding: the same question gets the same replies, so a test can assert a run.
+        default_temperature=0.0,
         # A loaded 2-core machine can take minutes for one reply: never make a test depend on speed.
         upstream_read_timeout_s=900,
         rate_limit="10000/minute",

@@ -1,6 +1,8 @@
 """The app and its SDK Agent against a real model through the backend proxy: every turn ends in
-text or a clearly shown error, never silence. SmolLM2-135M will not solve the task; what it says
-is not asserted, only how the page ends the turn."""
+text or a clearly shown error, never silence, and the code the model writes runs in the sandbox.
+SmolLM2-135M will not solve the task; what it says is not asserted, only how the page runs its code
+and ends the turn. The proxy decodes greedily (conftest), so the model's first reply is the same
+in every run: a run_python call."""
 
 from __future__ import annotations
 
@@ -22,11 +24,19 @@ def assistant_outcome(app: AppPage) -> tuple[str, list[str], list[str]]:
     return text, notes, alerts
 
 
-def test_every_turn_ends_in_text_or_a_shown_error(app_page: AppPage, real_app: str) -> None:
-    question = "What is the sum of all prime numbers below 100?"
+def test_the_code_runs_and_the_turn_ends_in_text_or_a_shown_error(
+    app_page: AppPage, real_app: str
+) -> None:
+    question = "Use Python to print the sum of all prime numbers below 100."
     app_page.open(real_app).ask(question, timeout_ms=TURN_TIMEOUT_MS)
     text, notes, alerts = assistant_outcome(app_page)
     app_page.screenshot("real-model-primes")
+    parts = [part for turn in app_page.transcript()["turns"] for part in turn["parts"]]
+    runs = [i for i, part in enumerate(parts) if part["kind"] == "executable_code"]
+    assert runs, f"no code ran: {parts}"
+    for i in runs:  # each run's sandbox result follows it
+        assert parts[i + 1]["kind"] == "code_execution_result"
+        assert parts[i + 1]["outcome"].startswith("OUTCOME_")
     assert text.strip() or alerts, f"a silent turn: notes {notes}"
     for alert in alerts:
         assert len(alert) > 20  # a message saying what happened, not a bare code

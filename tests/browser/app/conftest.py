@@ -102,6 +102,12 @@ class AppPage:
         yield
         self.page.wait_for_function("() => window.__activityEnded === true", timeout=timeout_ms)
 
+    def transcript(self) -> dict[str, Any]:
+        """The conversation as the "Transcript (JSON)" button downloads it."""
+        with self.page.expect_download() as download:
+            self.page.get_by_role("button", name="Transcript (JSON)").click()
+        return dict(json.loads(download.value.path().read_text()))
+
     def screenshot(self, name: str) -> None:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
