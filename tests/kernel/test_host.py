@@ -216,3 +216,32 @@ def test_a_call_used_without_await_gets_told_to_await_it(run, kernel):
     result = run(kernel, code, host=bridge({"order": {"sku": "B"}}))
     assert result["error"]["name"] == "TypeError"
     assert "value = await tools.name(...)" in result["error"]["hint"]
+
+
+def test_a_refused_argument_is_told_which_tool_gives_it(run, kernel):
+    host = bridge({"order": {"sku": "B-2"}, "price": ValueError("unknown sku: X-1")})
+    host.spec = json.dumps(
+        {
+            "tools": [
+                {
+                    "name": "order",
+                    "description": "An order: its SKU.",
+                    "signature": "order(*, order_id: str) -> Any",
+                },
+                {
+                    "name": "price",
+                    "description": "A price.",
+                    "signature": "price(*, sku: str) -> Any",
+                },
+            ],
+            "can_block": True,
+        }
+    )
+    result = run(kernel, "tools.price(sku='X-1')", host=host)
+    assert result["error"]["name"] == "ToolError"
+    hint = result["error"]["hint"]
+    assert "`sku` from tools.order(...)" in hint and "Never invent" in hint
+    alone = run(
+        kernel, "tools.order(order_id=1)", host=bridge({"order": ValueError("no such order")})
+    )
+    assert "hint" not in alone["error"]  # no other tool names an order id: nothing better to say

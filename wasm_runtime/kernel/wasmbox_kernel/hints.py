@@ -9,7 +9,9 @@ better to say than the message:
   must be written into the code;
 - ModuleNotFoundError: whether the runtime has it, and the nearest package it has;
 - a host tool called by its bare name, or a coroutine used without `await` (a tool's call in
-  async code): the call as it must be written.
+  async code): the call as it must be written;
+- a host tool that refused its arguments: which other granted tool's description names each of
+  its parameters, so the value is taken from that tool's result instead of invented.
 
 `empty_run_hint()` is the result-level `hint` of a run that printed nothing and returned nothing.
 The objects are found without running anything of the user's: a pandas frame's `self` in the
@@ -23,8 +25,11 @@ import builtins
 import difflib
 import linecache
 import os
+import re
 from collections.abc import Iterable, Mapping
 from types import FrameType, TracebackType
+
+from .host import ToolError, ToolSpec
 
 MAX_KEYS = 12
 MAX_FILES = 12
@@ -88,11 +93,11 @@ def error_hint(
     namespace: Mapping[str, object],
     cwd: str,
     available: Mapping[str, str],
-    tools: Iterable[str] = (),
+    tools: Mapping[str, ToolSpec] | None = None,
 ) -> str | None:
-    """`tools`: the host tools the run was granted (host.py)."""
+    """`tools`: the host tools the run was granted, by name (host.py)."""
     try:
-        hint = _tool_hint(exc, set(tools)) or _hint(exc, namespace, cwd, available)
+        hint = _tool_hint(exc, tools or {}) or _hint(exc, namespace, cwd, available)
     except Exception:  # a hint is a help: never let it break the result
         return None
     if hint and len(hint) > HINT_CAP:
@@ -114,7 +119,9 @@ def _hint(
     return None
 
 
-def _tool_hint(exc: BaseException, tools: set[str]) -> str | None:
+def _tool_hint(exc: BaseException, tools: Mapping[str, ToolSpec]) -> str | None:
+    if isinstance(exc, ToolError) and exc.tool in tools:
+        return _argument_source_hint(tools[exc.tool], tools)
     name = getattr(exc, "name", None)
     if isinstance(exc, NameError) and isinstance(name, str) and name in tools:
         return (
@@ -128,6 +135,29 @@ def _tool_hint(exc: BaseException, tools: set[str]) -> str | None:
             f"`value = await {call}(...)`, then use `value`."
         )
     return None
+
+
+def _argument_source_hint(refused: ToolSpec, tools: Mapping[str, ToolSpec]) -> str | None:
+    """Where each of `refused`'s parameters can come from: a model that guesses an id or a code
+    the host does not know needs to call the tool that gives it first."""
+    sources = []
+    for parameter in re.findall(r"(\w+):", refused.signature.partition("(")[2]):
+        needed = set(parameter.lower().split("_")) - {""}
+        givers = [
+            spec.name
+            for spec in tools.values()
+            if spec.name != refused.name
+            and needed <= set(re.findall(r"[a-z0-9]+", spec.description.lower()))
+        ]
+        if givers:
+            sources.append(f"`{parameter}` from " + " or ".join(f"tools.{g}(...)" for g in givers))
+    if not sources:
+        return None
+    return (
+        "Never invent a tool's argument: take it from the question or from another tool's "
+        f"result. {'; '.join(sources)}: call it first in the same program and pass the value "
+        "from its result."
+    )
 
 
 def _module_hint(exc: ModuleNotFoundError, available: Mapping[str, str]) -> str | None:

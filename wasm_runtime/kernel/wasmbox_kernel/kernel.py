@@ -275,7 +275,7 @@ class Kernel:
                     namespace=self.namespace,
                     cwd=self._options.cwd,
                     available=self._options.available_packages,
-                    tools=tuple((host or RunHost()).tools),
+                    tools=(host or RunHost()).tools,
                 )
                 if hint:
                     error["hint"] = hint
