@@ -146,7 +146,6 @@ def run_tool_task(
             "request", lambda r: requests.append(r.url) if r.url.endswith("/completions") else None
         )
         page.on("request", lambda r: keep_request(r, outcome.exchanges))
-        page.on("requestfinished", lambda r: keep_reply(r, outcome.exchanges))
         page.goto(url + PAGE)
         page.wait_for_function("() => window.toolBenchReady === true", timeout=60_000)
         start = time.monotonic()
@@ -168,10 +167,7 @@ def run_tool_task(
             outcome.runs = int(out["runs"])
             outcome.calls = list(out["calls"])
             outcome.solved = solved(task, outcome)
-        page.wait_for_timeout(500)  # the last reply's requestfinished
     finally:
-        for exchange in outcome.exchanges:
-            exchange.pop("request", None)
         context.close()
     return outcome
 
@@ -180,35 +176,7 @@ def keep_request(request: Request, exchanges: list[dict[str, Any]]) -> None:
     """A model request's messages, when sent (a request that never ends still shows)."""
     if request.url.endswith("/completions"):
         sent = request.post_data_json or {}
-        exchanges.append({"messages": sent.get("messages", []), "reply": None, "request": request})
-
-
-def keep_reply(request: Request, exchanges: list[dict[str, Any]]) -> None:
-    """The reply's text and calls, when it has come in whole."""
-    response = request.response()
-    for exchange in exchanges:
-        if exchange.get("request") is request and response is not None:
-            try:
-                exchange["reply"] = reply_of(response.text())
-            except Exception:  # a body the browser did not keep is only not saved
-                exchange["reply"] = {"content": "(not kept)", "tool_calls": []}
-
-
-def reply_of(body: str) -> dict[str, Any]:
-    """The text and tool calls of a reply, streamed (SSE) or not, as the model sent them."""
-    content = ""
-    calls: list[Any] = []
-    chunks = [line[5:].strip() for line in body.splitlines() if line.startswith("data:")]
-    for chunk in chunks or [body]:
-        try:
-            data = json.loads(chunk)
-        except ValueError:
-            continue
-        for choice in data.get("choices", []):
-            part = choice.get("delta") or choice.get("message") or {}
-            content += part.get("content") or ""
-            calls.extend(part.get("tool_calls") or [])
-    return {"content": content, "tool_calls": calls}
+        exchanges.append({"messages": sent.get("messages", [])})
 
 
 def save_transcript(outcome: ToolOutcome, directory: Path = RESULTS) -> Path:
@@ -225,10 +193,15 @@ def save_transcript(outcome: ToolOutcome, directory: Path = RESULTS) -> Path:
                 f"--- {message.get('role')}\n{text}" + (f"\n{json.dumps(calls)}" if calls else "")
             )
         seen = len(messages)
-        reply = exchange["reply"] or {"content": "(no reply)", "tool_calls": []}
-        calls = f"\n{json.dumps(reply['tool_calls'])}" if reply["tool_calls"] else ""
-        lines.append(f"--- reply\n{reply['content']}{calls}")
-        seen += 1  # the reply comes back as the next request's assistant message
+        if n == len(outcome.exchanges):
+            break  # its reply is the answer, below
+        # The reply is the next request's assistant message (a streamed body is not kept).
+        reply = outcome.exchanges[n]["messages"][seen : seen + 1]
+        if reply and reply[0].get("role") == "assistant":
+            calls = reply[0].get("tool_calls")
+            text = reply[0].get("content") or ""
+            lines.append(f"--- reply\n{text}" + (f"\n{json.dumps(calls)}" if calls else ""))
+            seen += 1
     lines.append(f"===== {outcome.finish or outcome.error}: {outcome.answer}")
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"bench-agent-tools-{outcome.mode}.txt"
