@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -122,6 +123,25 @@ def has_all(*needles: str) -> Callable[[str, int], bool]:
     return lambda text, _figures: all(n in text.replace(",", "") for n in needles)
 
 
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def has_values(*expected: str) -> Callable[[str, int], bool]:
+    """Each expected decimal appears as a number given to at least its precision that rounds to
+    it: "-20.967742" or "-20.97" answer "-20.97", "-21.0" does not."""
+
+    def rounds_to(number: str, value: str) -> bool:
+        places = len(value.partition(".")[2])
+        given = len(number.partition(".")[2])
+        return given >= places and round(float(number), places) == float(value)
+
+    def solved(text: str, _figures: int) -> bool:
+        numbers = NUMBER.findall(text.replace(",", "").replace("\u2212", "-"))
+        return all(any(rounds_to(n, value) for n in numbers) for value in expected)
+
+    return solved
+
+
 # The mean of those samples with np.random.seed(1) (0.0534…) or default_rng(1) (-0.0357…): a
 # mean made up without a run does not pass.
 SAMPLE_MEANS = ("0.053", "-0.035", "-0.036")
@@ -144,7 +164,7 @@ TASKS = [
             "Daily sales: 2026-01-01 12400, 2026-01-02 9800, 2026-01-03 15200, 2026-01-04 11100, "
             "2026-01-05 18900. What is the day-over-day growth in percent?"
         ],
-        has_all("-20.97", "55.1", "-26.97", "70.27"),
+        has_values("-20.97", "55.1", "-26.97", "70.27"),
     ),
     Task(
         "top-customers",
@@ -155,7 +175,7 @@ TASKS = [
     Task(
         "self-repair",
         ["What is the total of the price column in prices.csv?"],
-        has_all("7.75"),
+        has_values("7.75"),
         upload=("prices.csv", PRICES),
     ),
     Task(
