@@ -10,30 +10,49 @@ import { deltasOf, engineParams, joined } from "../../wasm_runtime/sdk/local-mod
 import { readGguf } from "../../wasm_runtime/sdk/local-model/gguf.js";
 import { checkMemory, kvCacheBytes } from "../../wasm_runtime/sdk/local-model/memory.js";
 import { localMessages, templateHasTools } from "../../wasm_runtime/sdk/local-model/prompt.js";
+import { systemPrompt } from "../../wasm_runtime/sdk/agent/prompt.js";
+import type { ToolSpec } from "../../wasm_runtime/protocol/types.js";
 import { shardUrls } from "../../wasm_runtime/sdk/local-model/weights.js";
 
-const system = [
-  "You are a careful data analyst. A long prompt follows.",
-  "",
-  "Files in the working directory:",
-  "- sales.csv (120 bytes)",
-  "",
-  "Known differences from regular CPython:",
-  "- many lines",
-].join("\n");
+// The agent's own system prompt, with what a session adds to it: files previewed by the kernel,
+// a resume, a host tool. A compact prompt must keep all three.
+const environment = { python: "3.12", packages: { pandas: "2.2" }, limits: {}, notes: ["many lines"], log: [] };
+const preview = '- "prices.csv" (40 bytes): 3 rows, 2 columns\n  columns: "item" object, "unit_price" float64';
+const tool: ToolSpec = { name: "lookup", signature: "lookup(*, sku: str) -> Any", description: "A price." };
+const system = systemPrompt(
+  {
+    environment,
+    files: [{ path: "prices.csv", size: 40, mime: "text/csv" }],
+    preview,
+    resumed: { restored: ["df"], notRestored: [] },
+  },
+  [tool],
+);
 const messages: ChatMessage[] = [
   { role: "system", content: system },
-  { role: "user", content: "Sum the sales." },
+  { role: "user", content: "Sum the prices." },
 ];
 
-test("the compact prompt replaces the agent's, keeping the working directory's files", () => {
+test("the compact prompt replaces the agent's, keeping the files' preview, the resume and the tools", () => {
   const [first, user] = localMessages(messages, "compact", false);
+  const compact = first?.content ?? "";
   assert.equal(first?.role, "system");
-  assert.match(first?.content ?? "", /run_python/);
-  assert.match(first?.content ?? "", /sales\.csv \(120 bytes\)/);
-  assert.doesNotMatch(first?.content ?? "", /Known differences/);
-  assert.ok((first?.content ?? "").length < system.length + 400);
+  assert.match(compact, /run_python/);
+  assert.ok(compact.includes('columns: "item" object, "unit_price" float64'));
+  assert.match(compact, /use these exact column names/);
+  assert.match(compact, /Variables restored: df\./);
+  assert.match(compact, /async def tools\.lookup\(\*, sku: str\) -> Any:/);
+  for (const dropped of [/Known differences/, /How to work, step by step/, /pandas 2\.2/])
+    assert.doesNotMatch(compact, dropped);
+  assert.ok(compact.length < system.length);
   assert.deepEqual(user, messages[1]);
+});
+
+test("the compact prompt keeps a plain file listing when there is no preview", () => {
+  const plain = systemPrompt({ environment, files: [{ path: "notes.txt", size: 5, mime: "text/plain" }] });
+  const [first] = localMessages([{ role: "system", content: plain }], "compact", false);
+  assert.match(first?.content ?? "", /Files in the working directory:\n- notes\.txt \(5 bytes\)/);
+  assert.doesNotMatch(first?.content ?? "", /Known differences/);
 });
 
 test("a template without tools is told the <tool_call> text form, which the agent reads", () => {

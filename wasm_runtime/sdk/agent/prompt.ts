@@ -15,6 +15,14 @@ export interface PromptContext {
   resumed?: ResumedState | null;
 }
 
+// The headers of the sections a compact prompt keeps (see contextSectionsOf) and of the rest.
+const FILES_HEADER = "Files in the working directory";
+const NOTES_HEADER = "Known differences from regular CPython:";
+const RESUMED_HEADER = "This session was restored from storage:";
+const TOOLS_HEADER = "Host tools:";
+const METHOD_HEADER = "How to work, step by step:";
+const HEADERS = [FILES_HEADER, NOTES_HEADER, RESUMED_HEADER, TOOLS_HEADER, METHOD_HEADER];
+
 const INTRO = [
   "You are a careful data analyst. You can run Python with the `run_python` tool and must use it",
   "for any computation, data question or plot: never guess a number you could compute.",
@@ -29,7 +37,7 @@ export interface PromptStyle {
 function method({ codeBlocks = "run" }: PromptStyle): string[] {
   const blocks = codeBlocks === "run";
   return [
-    "How to work, step by step:",
+    METHOD_HEADER,
     blocks
       ? "1. Think in one or two sentences about what to compute, then write a short program in one ```python code block (or call run_python with it): it is run and you get its output."
       : "1. Think in one or two sentences about what to compute, then call run_python with a short program.",
@@ -50,6 +58,23 @@ function method({ codeBlocks = "run" }: PromptStyle): string[] {
 const OUTRO = ["If something could not be computed, say so in the answer."];
 
 const list = (items: string[]): string => items.map((item) => `- ${item}`).join("\n");
+
+/**
+ * The parts of a system prompt made here that describe this session, not the rules: its files
+ * (with their preview), what a resume brought back and the host's tools. A compact prompt for a
+ * small local model keeps these: without the column names or the tools it can only guess.
+ */
+export function contextSectionsOf(system: string): string[] {
+  return [FILES_HEADER, RESUMED_HEADER, TOOLS_HEADER].flatMap((header) => {
+    const found = system.indexOf(`\n${header}`); // at a line's start: data quoted in the preview is indented
+    if (found < 0) return [];
+    const start = found + 1;
+    const ends = HEADERS.filter((other) => other !== header)
+      .map((other) => system.indexOf(`\n\n${other}`, start))
+      .filter((end) => end > start);
+    return [system.slice(start, ends.length ? Math.min(...ends) : undefined).trimEnd()];
+  });
+}
 
 /** The prompt; without a context (a sandbox that cannot describe itself) only the rules (and the tools). */
 export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = [], style: PromptStyle = {}): string {
@@ -76,7 +101,7 @@ export function systemPrompt(context: PromptContext | null, tools: ToolSpec[] = 
     "",
     ...filesSection(uploaded, context.preview ?? null),
     "",
-    "Known differences from regular CPython:",
+    NOTES_HEADER,
     list(environment.notes),
     "",
     ...resumedSection(context.resumed ?? null),
@@ -97,7 +122,7 @@ function toolsSection(tools: ToolSpec[]): string[] {
   const [first] = tools;
   if (!first) return [];
   return [
-    "Host tools: functions of the app you work for, reached only from your Python code (they are",
+    `${TOOLS_HEADER} functions of the app you work for, reached only from your Python code (they are`,
     "not tools you call directly). In every run `tools` is already imported: call one with keyword",
     "arguments and `await`, as `result = await tools.name(argument=value)`. It returns JSON data (a",
     "dict, a list, a string or a number) that the same program can index and compute with. When",
@@ -138,9 +163,9 @@ function exampleArguments(signature: string): string {
 
 /** The kernel's preview when there is one (it names every file), else the plain listing. */
 function filesSection(listing: string, preview: string | null): string[] {
-  if (!preview) return ["Files in the working directory:", listing];
+  if (!preview) return [`${FILES_HEADER}:`, listing];
   return [
-    "Files in the working directory, previewed from their first rows (a preview, not the whole data:",
+    `${FILES_HEADER}, previewed from their first rows (a preview, not the whole data:`,
     "load the file to compute; use these exact column names):",
     preview,
   ];
@@ -151,7 +176,7 @@ function resumedSection(resumed: ResumedState | null): string[] {
   if (!resumed) return [];
   const back = resumed.restored.length ? resumed.restored.join(", ") : "(none)";
   const lines = [
-    "This session was restored from storage: the earlier runs' variables and files are back, no need to run that code again.",
+    `${RESUMED_HEADER} the earlier runs' variables and files are back, no need to run that code again.`,
     `Variables restored: ${back}.`,
   ];
   if (resumed.notRestored.length) {

@@ -1,8 +1,10 @@
 // What a local model is sent. Prompt tokens are the slow part in a page, so by default the agent's
-// system prompt is replaced with a compact one (the working directory's file list kept), and a
-// model whose chat template has no tool support is told the text form of a call, which the agent
-// reads (`<tool_call>`, docs/agent.md), instead of being sent a tool schema it cannot follow.
+// system prompt is replaced with a compact one that keeps what describes this session (files and
+// their preview, a resume, host tools), and a model whose chat template has no tool support is
+// told the text form of a call, which the agent reads (`<tool_call>`, docs/agent.md), instead of
+// being sent a tool schema it cannot follow.
 import type { ChatMessage } from "../agent/chat-types.js";
+import { contextSectionsOf } from "../agent/prompt.js";
 
 export type SystemPromptMode = "compact" | "as-sent";
 
@@ -19,24 +21,13 @@ const TEXT_TOOLS = [
   "You get the output in the next message. Then answer in plain words.",
 ].join("\n");
 
-/** The agent's section listing the working directory, kept in the compact prompt. */
-const FILES_HEADER = "Files in the working directory:";
-
-function filesSection(system: string): string {
-  const start = system.indexOf(FILES_HEADER);
-  if (start < 0) return "";
-  const rest = system.slice(start);
-  const end = rest.indexOf("\n\n");
-  return end < 0 ? rest : rest.slice(0, end);
-}
-
 /** True when the template can render a tool schema and tool calls (Qwen, Llama 3.1, Hermes, …). */
 export const templateHasTools = (template: string | null): boolean => template !== null && /\btools\b/.test(template);
 
 export function localMessages(messages: ChatMessage[], mode: SystemPromptMode, textTools: boolean): ChatMessage[] {
   const [first, ...rest] = messages;
   if (first?.role !== "system" || (mode === "as-sent" && !textTools)) return messages;
-  const parts = mode === "compact" ? [COMPACT, filesSection(first.content)] : [first.content];
+  const parts = mode === "compact" ? [COMPACT, ...contextSectionsOf(first.content)] : [first.content];
   if (textTools) parts.push(TEXT_TOOLS);
   return [{ role: "system", content: parts.filter(Boolean).join("\n\n") }, ...rest];
 }
