@@ -1,13 +1,13 @@
 // The public `Sandbox`: lifecycle, a queue per sandbox, execute, files and environment, as
-// DESIGN.md defines. What a session adds (carried files and variables, history, app data,
-// saving) is its SessionBinding's (session/binding.ts); the page's sandboxes are its Registry's.
+// DESIGN.md defines. What a run's end means for the sandbox is run-end.ts's; what a session adds
+// (carried files and variables, history, app data, saving) is its SessionBinding's
+// (session/binding.ts); the page's sandboxes are its Registry's.
 import type { ExecutionResult, FileInfo, WorkerReply } from "../protocol/types.js";
 import { attachEngine } from "./attach.js";
 import { whenIdle } from "./background.js";
 import type { Engine } from "./engine.js";
 import { SandboxError } from "./errors.js";
 import type { RestartedDetail, SandboxEnvironment } from "./events.js";
-import { validateValue } from "./expect.js";
 import { FileMirror } from "./mirror.js";
 import { describe } from "./environment.js";
 import { modeOf, type SandboxMode } from "./mode.js";
@@ -26,7 +26,7 @@ import { dropSpare, warmup, type Refill } from "./pool.js";
 import { followStart } from "./progress.js";
 import { Registry } from "./registry.js";
 import { expectReply, type EngineRequest, type ReplyOf } from "./reply.js";
-import { overBudget, overBudgetAfterRun } from "./memory-budget.js";
+import { endRun } from "./run-end.js";
 import { cancelledBeforeStart } from "./result.js";
 import type { SessionBinding } from "./session/binding.js";
 import type { ResumeReport } from "./session/persisted.js";
@@ -273,32 +273,11 @@ export class Sandbox extends EventTarget {
         signal: options.signal,
         calls,
       });
-      let stateLost = watched.engineLost;
-      const { result } = watched;
-      if (this.isClosed()) {
-        result.outcome = "OUTCOME_CANCELLED";
-        return { ...result, durationMs: performance.now() - started, stateLost: true };
-      }
-      // Whatever the outcome: files written before a failure survive a later restart too.
-      if (!stateLost) await this.mirror.capture(engine, result.files);
-      const budget = this.settings.memoryBudgetBytes;
-      const over = !stateLost && overBudgetAfterRun(engine, result, budget);
-      stateLost ||= over;
-      let stateRestored = lostWhileIdle === null ? null : this.session.restoredFromLastSave(true, lostWhileIdle);
-      if (stateLost) {
-        this.ready = this.attachEngine(true);
-        stateRestored = await this.session.restartedWith(this.ready, stateRestored);
-      }
-      if (over) overBudget(result, budget, stateRestored);
-      const out: ExecutionResult = {
-        ...result,
-        durationMs: performance.now() - started,
-        stateLost: stateLost || lostWhileIdle !== null,
-        ...(stateRestored ? { stateRestored } : {}),
-      };
-      if (options.expect !== undefined) out.validation = validateValue(result.value, options.expect);
-      this.session.ran(code, out);
-      return out;
+      const { settings, mirror, session } = this;
+      const closed = (): boolean => this.isClosed();
+      const restart = (): Promise<void> => (this.ready = this.attachEngine(true));
+      const run = { code, started, lostWhileIdle, expect: options.expect };
+      return endRun({ settings, mirror, session, closed, restart }, engine, watched, run);
     });
   }
 
