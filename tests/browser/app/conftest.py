@@ -75,9 +75,14 @@ class AppPage:
         dialog.dismiss()
 
     def open(self, url: str) -> AppPage:
+        self.visit(url)
+        self.page.get_by_text("Sandbox: ready").wait_for(timeout=READY_TIMEOUT_MS)
+        return self
+
+    def visit(self, url: str) -> AppPage:
+        """Load the page without waiting for its sandbox: what a user does before it is ready."""
         self.requests.allowed_origin = url.split("/?")[0].rstrip("/")
         self.page.goto(url)
-        self.page.get_by_text("Sandbox: ready").wait_for(timeout=READY_TIMEOUT_MS)
         return self
 
     def ask(self, text: str, timeout_ms: float = 120_000) -> None:

@@ -28,7 +28,8 @@ def origin_of(url: str) -> str:
 
 
 def enter_endpoint(app: AppPage, base_url: str, key: str = KEY) -> None:
-    """Fill the Model endpoint form as a user does; saving reloads the page."""
+    """Fill the Model endpoint form as a user does; saving reloads the page. The form is there
+    before the sandbox is ready, so the callers do not wait for a sandbox the reload replaces."""
     page = app.page
     page.get_by_label("Base URL").fill(base_url)
     page.get_by_label("Model name").fill("gpt-test")
@@ -56,7 +57,7 @@ def test_the_chat_goes_straight_to_the_entered_endpoint(
     app_page: AppPage, static_site: str, fake_llm: FakeOpenAI, model: ScriptedModel
 ) -> None:
     fake_llm.cors_origin = origin_of(static_site)
-    app = app_page.open(static_site)
+    app = app_page.visit(static_site)
     enter_endpoint(app, fake_llm.base_url)
     page = app.page
     expect(page.locator("#endpoint-where")).to_contain_text(
@@ -81,7 +82,7 @@ def test_the_page_may_reach_its_endpoint_and_nothing_else(
     fake_llm.cors_origin = origin_of(static_site)
     with FakeOpenAI() as elsewhere:
         elsewhere.cors_origin = "*"
-        app = app_page.open(static_site)
+        app = app_page.visit(static_site)
         enter_endpoint(app, fake_llm.base_url)
         probe = """async url => {
             const refused = new Promise(r => document.addEventListener(
@@ -98,7 +99,7 @@ def test_the_page_may_reach_its_endpoint_and_nothing_else(
 def test_an_endpoint_that_refuses_this_origin_is_named(
     app_page: AppPage, static_site: str, fake_llm: FakeOpenAI, model: ScriptedModel
 ) -> None:
-    app = app_page.open(static_site)
+    app = app_page.visit(static_site)
     enter_endpoint(app, fake_llm.base_url)  # the fake sends no CORS headers
     app.ask("Hello?", timeout_ms=ANSWER_TIMEOUT_MS)
     error = app.page.get_by_role("log").locator(".error")
@@ -107,7 +108,7 @@ def test_an_endpoint_that_refuses_this_origin_is_named(
 
 
 def test_an_endpoint_that_does_not_answer_is_named(app_page: AppPage, static_site: str) -> None:
-    app = app_page.open(static_site)
+    app = app_page.visit(static_site)
     nowhere = f"http://127.0.0.1:{free_port()}/v1"
     enter_endpoint(app, nowhere)
     app.ask("Hello?", timeout_ms=ANSWER_TIMEOUT_MS)
@@ -116,7 +117,7 @@ def test_an_endpoint_that_does_not_answer_is_named(app_page: AppPage, static_sit
 
 
 def test_a_bad_entry_is_refused_and_not_stored(app_page: AppPage, static_site: str) -> None:
-    app = app_page.open(static_site)
+    app = app_page.visit(static_site)
     page = app.page
     page.get_by_label("Base URL").fill("ftp://127.0.0.1/v1")
     page.get_by_label("Model name").fill("gpt-test")
