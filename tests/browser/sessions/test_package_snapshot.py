@@ -54,9 +54,17 @@ def saved_and_reloaded(page: Page, server: str, setup: str) -> str:
 def test_a_pandas_session_resumes_from_the_package_snapshot(
     page: Page, isolated_server: str
 ) -> None:
-    sandbox_id = saved_and_reloaded(page, isolated_server, SETUP)
+    """It works as a session that installed the packages, and a seeded one draws the numbers it
+    would have: the snapshot froze numpy's and random's states and each worker reseeds them, then
+    the session's own saved states come back. (One session for both: each costs a pandas run, a
+    save and a resume.)"""
+    seeded = SETUP + "\nimport random\nrandom.seed(3); np.random.seed(3)"
+    sandbox_id = saved_and_reloaded(page, isolated_server, seeded)
     assert {"df", "np", "pd"} <= set(resume(page, sandbox_id)["restored"])
     assert snapshot_of(page, sandbox_id) == "packages"
+    draws = "random.random(), float(np.random.random())"
+    expected = "random.Random(3).random(), float(np.random.RandomState(3).random())"
+    assert plain(page, sandbox_id, draws) == plain(page, sandbox_id, expected)
 
     assert plain(page, sandbox_id, "df.groupby('k').v.sum().to_dict()") == "{'a': 2.0, 'b': 1.0}"
     assert plain(page, sandbox_id, "open('notes.txt').read()") == "'kept'"
@@ -107,18 +115,6 @@ def test_a_package_snapshot_file_altered_in_transit_is_not_kept(
     kept = [name for name in SNAPSHOT_FILES if name != "snapshot-pandas.json"]
     poll(page, HAS_STORED, kept, None)  # the record's turn came before the bundle's
     assert not page.evaluate(HAS_STORED, ["snapshot-pandas.json"])
-
-
-def test_a_resume_draws_what_the_saved_generators_would(page: Page, isolated_server: str) -> None:
-    """The snapshot froze numpy's and random's states and each worker reseeds them; then the
-    session's own saved states come back, so a seeded session draws the numbers it would have."""
-    seeded = SETUP + "\nimport random\nrandom.seed(3); np.random.seed(3)"
-    sandbox_id = saved_and_reloaded(page, isolated_server, seeded)
-    resume(page, sandbox_id)
-    assert snapshot_of(page, sandbox_id) == "packages"
-    draws = "random.random(), float(np.random.random())"
-    expected = "random.Random(3).random(), float(np.random.RandomState(3).random())"
-    assert plain(page, sandbox_id, draws) == plain(page, sandbox_id, expected)
 
 
 def test_a_session_without_those_packages_boots_from_the_base_snapshot(
