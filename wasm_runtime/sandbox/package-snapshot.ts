@@ -8,7 +8,7 @@ import type { PyodideInterface } from "pyodide";
 import { bootStep } from "./boot-steps.js";
 import { parsePackageRecord, type PackageRecord } from "../protocol/package-record.js";
 import { directoryNode, linkerModule, placeFile, withModuleHook } from "./pyodide-private.js";
-import type { RuntimeFileBytes } from "./runtime-fetch.js";
+import type { RuntimeFiles } from "./runtime-fetch.js";
 import { linkSideModules } from "./side-modules.js";
 
 declare const loadPyodide: typeof import("pyodide").loadPyodide;
@@ -40,18 +40,54 @@ function bundleFiles(record: PackageRecord, bundle: Uint8Array): Map<string, Uin
   return files;
 }
 
+/** Each library's place in the bundle: the record lists every file's size in bundle order. */
+function libraryRanges(record: PackageRecord): Map<string, [number, number]> {
+  const libs = new Set(record.libs.map((lib) => lib.name));
+  const ranges = new Map<string, [number, number]>();
+  let offset = 0;
+  for (const [path, size] of record.fs.files) {
+    if (libs.has(path)) ranges.set(path, [offset, offset + size]);
+    offset += size;
+  }
+  return ranges;
+}
+
+const WASM_HEADERS = { "Content-Type": "application/wasm" };
+
+/** One library's module, compiled as its part of the bundle is read (when the bundle is a Blob). */
+function compileLibrary(bundle: Uint8Array | Blob, [start, end]: [number, number]): Promise<WebAssembly.Module> {
+  if (!(bundle instanceof Blob)) return WebAssembly.compile(bundle.subarray(start, end) as Uint8Array<ArrayBuffer>);
+  const part = bundle.slice(start, end);
+  if (typeof WebAssembly.compileStreaming === "function")
+    return WebAssembly.compileStreaming(new Response(part, { headers: WASM_HEADERS }));
+  return part.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+}
+
+/**
+ * The side modules, compiled straight from the bundle as the host sent it: from a stored Blob,
+ * each library's own part is read and compiled at once, without waiting for the whole bundle
+ * (Firefox compiles every function before the promise resolves, so the compiles are the long
+ * pole of its boot). The largest start first, as they take longest.
+ */
 async function compileLibraries(
   record: PackageRecord,
-  files: Map<string, Uint8Array>,
+  bundle: Uint8Array | Blob,
 ): Promise<Map<string, WebAssembly.Module>> {
+  const length = bundle instanceof Blob ? bundle.size : bundle.length;
+  if (length !== record.fs.bundleLength)
+    throw new Error(`the package files bundle has ${length} bytes, its record says ${record.fs.bundleLength}`);
+  const ranges = libraryRanges(record);
+  const size = ([start, end]: [number, number]): number => end - start;
+  const order = record.libs.map((lib) => {
+    const range = ranges.get(lib.name);
+    if (!range) throw new Error(`${lib.name} is not in the package files bundle`);
+    return [lib.name, range] as const;
+  });
+  order.sort((a, b) => size(b[1]) - size(a[1]));
   const modules = await Promise.all(
-    record.libs.map((lib) => {
-      const bytes = files.get(lib.name);
-      if (!bytes) throw new Error(`${lib.name} is not in the package files bundle`);
-      return WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
-    }),
+    order.map(([name, range]) => compileLibrary(bundle, range).then((m) => [name, m] as const)),
   );
-  return new Map(record.libs.map((lib, i) => [lib.name, modules[i]!]));
+  return new Map(modules);
 }
 
 /** The heap part of a Pyodide memory snapshot (its header says where it starts). */
@@ -80,7 +116,7 @@ function installFiles(pyodide: PyodideInterface, record: PackageRecord, files: M
  */
 export async function bootFromPackageSnapshot(
   files: PackageSnapshotFiles,
-  fileBytes: RuntimeFileBytes,
+  fileBytes: RuntimeFiles,
   options: LoadOptions,
   boot: (load: () => Promise<PyodideInterface>) => Promise<PyodideInterface>,
 ): Promise<PyodideInterface> {
@@ -90,13 +126,17 @@ export async function bootFromPackageSnapshot(
     (value: T) => (bootStep(name), value);
   const record = fileBytes(files.record).then(parsePackageRecord);
   const snapshot = fileBytes(files.file).then(step("package-snapshot-received"));
-  const bundle = Promise.all([record, fileBytes(files.bundle).then(step("package-files-received"))]).then(([r, b]) =>
+  const bundleData = fileBytes.data(files.bundle);
+  const bundleBytes = bundleData.then((data) =>
+    data instanceof Blob ? data.arrayBuffer().then((b) => new Uint8Array(b)) : data,
+  );
+  const bundle = Promise.all([record, bundleBytes.then(step("package-files-received"))]).then(([r, b]) =>
     bundleFiles(r, b),
   );
-  const modules = Promise.all([record, bundle])
+  const modules = Promise.all([record, bundleData])
     .then(([r, b]) => compileLibraries(r, b))
     .then(step("package-modules-compiled"));
-  for (const pending of [snapshot, bundle, modules]) pending.catch(() => undefined); // awaited below
+  for (const pending of [snapshot, bundleBytes, bundle, modules]) pending.catch(() => undefined); // awaited below
   const pyodide = await withModuleHook(
     async (module, api) => {
       const [rec, compiled] = await Promise.all([record, modules]);

@@ -23,6 +23,12 @@ const toBytes = async (data: HostData): Promise<Uint8Array> =>
 export type RuntimeFileBytes = (file: string) => Promise<Uint8Array>;
 
 /**
+ * The same route, also giving a file as the host sent it: a Blob of a file the host page had
+ * stored, whose parts can be read (and compiled) before the whole file is.
+ */
+export type RuntimeFiles = RuntimeFileBytes & { data(file: string): Promise<Uint8Array | Blob> };
+
+/**
  * Route the worker's `fetch` of runtime files to the host page, and return the same route for
  * callers that want the bytes themselves: reading a large file such as the start-up snapshot back
  * out of a `Response` would copy it once more.
@@ -31,7 +37,7 @@ export function routeRuntimeFetches(
   runtimeUrl: string,
   port: MessagePort,
   pushedFiles: readonly string[],
-): RuntimeFileBytes {
+): RuntimeFiles {
   const waiting = new Map<number, (reply: RuntimeFileReply) => void>();
   let nextId = 1;
   // The files the host pushes without being asked, through the frame (they may be queued for this
@@ -102,8 +108,11 @@ export function routeRuntimeFetches(
     }
     return direct(input, init);
   };
-  return (file) =>
-    hostData(file)
-      .then(toBytes)
-      .catch((refused: unknown) => fromNetwork(file).catch(() => Promise.reject(refused)));
+  const orNetwork =
+    (file: string) =>
+    (refused: unknown): Promise<Uint8Array> =>
+      fromNetwork(file).catch(() => Promise.reject(refused));
+  const bytes = (file: string): Promise<Uint8Array> => hostData(file).then(toBytes).catch(orNetwork(file));
+  const data = (file: string): Promise<Uint8Array | Blob> => hostData(file).catch(orNetwork(file));
+  return Object.assign(bytes, { data });
 }

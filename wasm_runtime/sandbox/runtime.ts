@@ -6,7 +6,7 @@ import { kernelWheelPath } from "../protocol/kernel-mount.mjs";
 import { bootStep } from "./boot-steps.js";
 import { loaderLog } from "./loader-log.js";
 import { bootFromPackageSnapshot, type PackageSnapshotFiles } from "./package-snapshot.js";
-import type { RuntimeFileBytes } from "./runtime-fetch.js";
+import type { RuntimeFileBytes, RuntimeFiles } from "./runtime-fetch.js";
 import { cStackLevels } from "./stack.js";
 import { withPrecompiledWasm } from "./wasm-precompile.js";
 
@@ -66,7 +66,7 @@ export interface Runtime {
  */
 async function bootPyodide(
   runtimeUrl: string,
-  fileBytes: RuntimeFileBytes,
+  fileBytes: RuntimeFiles,
   manifest: Promise<Manifest>,
   wanted: StartSnapshot,
 ): Promise<[PyodideInterface, BootedFrom]> {
@@ -97,7 +97,7 @@ async function bootPyodide(
 
 export async function initRuntime(
   runtimeUrl: string,
-  fileBytes: RuntimeFileBytes,
+  fileBytes: RuntimeFiles,
   snapshot: StartSnapshot = "base",
 ): Promise<Runtime> {
   // The SDK's worker script already holds Pyodide's loader (sdk/frame-doc.ts); older hosts did not.
