@@ -1,7 +1,9 @@
-"""Raw Pyodide beside the sandbox rows (issue 27): npm `pyodide` on the build's own runtime files,
-in a Node worker thread (tests/bench/raw_pyodide.mjs), doing W1–W4 with the code strings the
-sandbox rows run. Its figures are the floor of this runtime: the rows' ratios to them are what we
-add. Figures only, no asserts."""
+"""Raw Pyodide beside the sandbox rows (issue 27), doing W1–W4 with the code strings the sandbox
+rows run, on the build's own runtime files: npm `pyodide` in a Node worker thread
+(tests/bench/raw_pyodide.mjs), and `loadPyodide` in a plain dedicated Web Worker of a plain page
+served by the bench's own server, in each engine measured (tests/browser/pages/raw-pyodide.js).
+Its figures are the floor of this runtime: the rows' ratios to them are what we add. Figures
+only, no asserts."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.bench.files_plots import MANY_FILES
+from tests.support.engines import EngineBrowser, EnginePage
 from wasm_runtime.paths import REPO_ROOT, RUNTIME_DIR
 
 SCRIPT = Path(__file__).with_name("raw_pyodide.mjs")
@@ -24,6 +28,9 @@ W4 = (
 )
 WORKLOADS = {"W1": W1, "W2": W2, "W3": W3, "W4": W4}
 TIMEOUT_S = 1800
+PAGE = "/test-pages/raw-pyodide.html"
+PAGE_TIMEOUT_MS = 180_000
+WARM_CALLS = 5
 
 
 def measure(runs: int) -> dict[str, list[float]]:
@@ -41,3 +48,33 @@ def measure(runs: int) -> dict[str, list[float]]:
         raise RuntimeError(f"raw Pyodide failed: {done.stderr.strip()[-300:]}")
     rows: dict[str, list[float]] = json.loads(done.stdout)
     return rows
+
+
+def in_browser(browser: EngineBrowser, url: str, runs: int) -> dict[str, list[float]]:
+    """Milliseconds per row in this engine, timed as the sandbox rows are: W1 from navigation
+    start to the first result on a repeat visit (the first visit fills the HTTP cache), W2 five
+    warm calls per worker, W3 and W4 a booted worker's first run; and as W4, 10,000 empty files
+    (`files` the whole run, `files loop` the Python loop alone, timed inside it)."""
+    rows: dict[str, list[float]] = {k: [] for k in ("W1", "W2", "W3", "W4", "files", "files loop")}
+    page = browser.new_page()
+    try:
+        for run in range(runs + 1):
+            _visit(page, url)
+            at = float(page.evaluate("(code) => rawPyodide.firstResult(code)", W1))
+            if run:
+                rows["W1"].append(at)
+        for _ in range(runs):
+            rows["W2"] += page.evaluate("([c, n]) => rawPyodide.warmCalls(c, n)", [W2, WARM_CALLS])
+            for key, code in (("W3", W3), ("W4", W4), ("files", MANY_FILES)):
+                done = page.evaluate("(c) => rawPyodide.firstRun(c)", code)
+                rows[key].append(float(done["ms"]))
+            rows["files loop"].append(float(done["stdout"]) * 1000)
+    finally:
+        page.close()
+    return rows
+
+
+def _visit(page: EnginePage, url: str) -> None:
+    page.goto("about:blank")  # a repeat visit is a new document (Firefox aborts a same-URL one)
+    page.goto(f"{url}{PAGE}")
+    page.wait_for_function("window.rawReady === true", timeout=PAGE_TIMEOUT_MS)

@@ -1,7 +1,9 @@
 """Reliability figures (`make bench-reliability BROWSER=chromium|firefox|webkit`): the deepest
 recursion of each kind a sandbox worker survives, how long a stack overflow and an uninterruptible
 C loop take to settle, files created per second, a session's first plot (with and without the
-spare's matplotlib preload), and a 10x10 seaborn pairplot next to native CPython's. Cross-origin
+spare's matplotlib preload), and a 10x10 seaborn pairplot next to native CPython's (the files,
+first plot and pairplot rows are tests/bench/files_plots.py's, which bench-sandbox prints too,
+in each engine's column). Cross-origin
 isolated where the engine can be (WebKitGTK cannot: served plain). Prints figures only; asserts no
 time.
 """
@@ -9,18 +11,16 @@ time.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
+from tests.bench import files_plots
+from tests.bench.files_plots import FIRST_PLOT, PLOT_TIMEOUT_MS, close, create
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
 from tests.support.engines import ENGINE_GAPS, ENGINES, EnginePage, launch
 from tests.support.servers import running
 
 RUNS = 3
-KERNEL_ROOT = Path(__file__).resolve().parents[2] / "wasm_runtime" / "kernel"
 UNLIMITED = "import sys\nsys.setrecursionlimit(10**6)\n"
 # Each kind's code with DEPTH in place of the nesting depth.
 RECURSION_KINDS = {
@@ -38,26 +38,14 @@ RECURSION_KINDS = {
     "json.loads": "import json\njson.loads('[' * DEPTH + ']' * DEPTH); 0",
 }
 DEPTHS = (100, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 50000)
-# The page times the call itself, so driver round trips (slow in WebDriver engines) are not counted.
-RUN = """async ([id, code, o]) => {
-  const t = performance.now();
-  const result = await wasmbox.run(id, code, o);
-  return { result, ms: performance.now() - t };
-}"""
-# The same, once the sandbox has its worker: a run after a kill first waits for the replacement.
+# files_plots.RUN, once the sandbox has its worker: a run after a kill first waits for the
+# replacement.
 RUN_READY = """async ([id, code, o]) => {
   await wasmbox.run(id, "1");
   const t = performance.now();
   const result = await wasmbox.run(id, code, o);
   return { result, ms: performance.now() - t };
 }"""
-CREATE = "async o => (await wasmbox.Sandbox.create(o)).id"
-MANY_FILES = (
-    "import os, time\nos.makedirs('many', exist_ok=True)\nt = time.perf_counter()\n"
-    "for i in range(10_000):\n    open(f'many/{i}', 'w').close()\n"
-    "print(time.perf_counter() - t)"
-)
-FIRST_PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()"
 # As the app starts a conversation: a spare asked to preload matplotlib, claimed at once (it goes
 # on preloading in the session's worker), then a user who types for a while.
 TYPING_MS = 10_000
@@ -70,37 +58,18 @@ CREATE_WARMED = """async ([packages, typingMs]) => {
 }"""
 # Whether the preload was over when the cell began (its value).
 PRELOADED = "import sys\npre = 'matplotlib.pyplot' in sys.modules\n"
-# A 10x10 seaborn pairplot (about 100 panels), shown as a cell's figures are: the kernel captures
-# it at the end of the run. Natively, the same kernel runs it in this Python (seaborn is a dev
-# dependency), so the ratio is the sandbox's alone.
-PAIRPLOT = (
-    "import numpy as np, pandas as pd, seaborn as sns\n"
-    "rng = np.random.default_rng(0)\n"
-    "df = pd.DataFrame(rng.normal(size=(500, 10)), columns=[f'c{i}' for i in range(10)])\n"
-    "sns.pairplot(df)"
-)
-PAIRPLOT_IMPORTS = "import numpy, pandas, seaborn, matplotlib.pyplot"
-NATIVE_PAIRPLOT = """
-import asyncio, sys, tempfile, time
-sys.path.insert(0, sys.argv[1])
-from wasmbox_kernel import Kernel, KernelOptions
-kernel = Kernel(KernelOptions(cwd=tempfile.mkdtemp()))
-asyncio.run(kernel.run(sys.argv[2], run_id="imports"))
-started = time.perf_counter()
-result = asyncio.run(kernel.run(sys.argv[3], run_id="pairplot"))
-print(time.perf_counter() - started, result["outcome"], len(result["displays"]))
-"""
 PARTS = ("recursion", "settle", "files", "plot", "pairplot")
 
 
-def row(label: str, text: str) -> None:
+def row(label: str, text: str, samples: list[float] | None = None) -> None:
+    """`samples`: for bench-sandbox's ratios (files_plots.Row); here only the text is printed."""
     print(f"{label:<46} {text}", flush=True)
 
 
 def run(
     page: EnginePage, sandbox: str, code: str, ready: bool = False, **options: object
 ) -> tuple[dict[str, Any], float]:
-    timed = page.evaluate(RUN_READY if ready else RUN, [sandbox, code, options])
+    timed = page.evaluate(RUN_READY if ready else files_plots.RUN, [sandbox, code, options])
     return timed["result"], float(timed["ms"])
 
 
@@ -137,60 +106,21 @@ def settle(page: EnginePage, sandbox: str) -> None:
     row("  its outcome", ", ".join(sorted({r["outcome"] for r, _ in loops})))
 
 
-def files(page: EnginePage, sandbox: str) -> None:
-    loop = [float(run(page, sandbox, MANY_FILES)[0]["stdout"]) for _ in range(RUNS)]
-    row("10,000 empty files: Python loop", summary([10_000 / s for s in loop], "files/s"))
-    whole = [run(page, sandbox, MANY_FILES)[1] for _ in range(RUNS)]
-    row("10,000 empty files: whole run", summary(whole))
-
-
 def plot(page: EnginePage) -> None:
-    first, second = [], []
-    for _ in range(RUNS):
-        fresh = page.evaluate(CREATE, {})
-        first.append(run(page, fresh, FIRST_PLOT, timeoutMs=300_000)[1])
-        second.append(run(page, fresh, FIRST_PLOT, timeoutMs=300_000)[1])
-        page.evaluate(f"wasmbox.Sandbox.get('{fresh}').close()")
-    row("first plot of a session", summary(first))
-    row("second plot of a session", summary(second))
+    files_plots.first_plot(page, RUNS, row)
     for packages in ([], ["matplotlib"]):
         warmed, preloaded = [], 0
         for _ in range(RUNS):
             fresh = page.evaluate(CREATE_WARMED, [packages, TYPING_MS])
-            result, ms = run(page, fresh, PRELOADED + FIRST_PLOT + "\npre", timeoutMs=300_000)
+            result, ms = run(
+                page, fresh, PRELOADED + FIRST_PLOT + "\npre", timeoutMs=PLOT_TIMEOUT_MS
+            )
             warmed.append(ms)
             preloaded += (result["value"] or {}).get("text/plain") == "True"
-            page.evaluate(f"wasmbox.Sandbox.get('{fresh}').close()")
+            close(page, fresh)
         label = "spare preloaded matplotlib" if packages else "spare without packages"
         row(f"first plot after {TYPING_MS // 1000} s, {label}", summary(warmed))
         row("  pyplot imported before the cell", f"{preloaded}/{RUNS}")
-
-
-def pairplot(page: EnginePage) -> None:
-    """The sandbox's time next to native CPython's, the same kernel, one after the other."""
-    sandboxed, native = [], []
-    for _ in range(RUNS):
-        fresh = page.evaluate(CREATE, {})
-        run(page, fresh, PAIRPLOT_IMPORTS, timeoutMs=600_000)
-        result, ms = run(page, fresh, PAIRPLOT, timeoutMs=600_000)
-        if result["outcome"] != "OUTCOME_OK" or not result["displays"]:
-            raise RuntimeError(f"the pairplot did not draw: {result['outcome']}")
-        sandboxed.append(ms)
-        page.evaluate(f"wasmbox.Sandbox.get('{fresh}').close()")
-        done = subprocess.run(
-            [sys.executable, "-c", NATIVE_PAIRPLOT, str(KERNEL_ROOT), PAIRPLOT_IMPORTS, PAIRPLOT],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        seconds, outcome, _ = done.stdout.split()
-        if outcome != "OUTCOME_OK":
-            raise RuntimeError(f"the native pairplot did not draw: {outcome}")
-        native.append(float(seconds) * 1000)
-    row("10x10 seaborn pairplot, sandbox", summary(sandboxed))
-    row("10x10 seaborn pairplot, native CPython", summary(native))
-    ratios = sorted(s / n for s, n in zip(sandboxed, native, strict=True))
-    row("  ratio sandbox / native (run by run)", f"{ratios[len(ratios) // 2]:.1f}x median")
 
 
 def main() -> None:
@@ -205,17 +135,17 @@ def main() -> None:
         page = browser.new_page()
         page.goto(f"{url}{SDK_PAGE}")
         page.wait_for_function("window.sdkReady === true", timeout=300_000)
-        sandbox = page.evaluate(CREATE, {"policy": "off"})
+        sandbox = create(page, policy="off")
         if "recursion" in parts:
             recursion(page, sandbox)
         if "settle" in parts:
             settle(page, sandbox)
         if "files" in parts:
-            files(page, sandbox)
+            files_plots.many_files(page, sandbox, RUNS, row)
         if "plot" in parts:
             plot(page)
         if "pairplot" in parts:
-            pairplot(page)
+            files_plots.pairplot(page, RUNS, row)
         page.close()
 
 

@@ -1,15 +1,19 @@
 """Sandbox figures (`make bench-sandbox BROWSER=chromium,firefox,webkit`): the rows W1–W11 of
 shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
 or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
-`create` from the warm spare and 10 MB / 100 MB files in and out (W10, W11: tests/bench/sessions.py;
-W1–W4 also in raw Pyodide, tests/bench/raw.py, in the same run, with each row's ratio to it;
-`--only raw` prints those rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11`
-W11 alone, `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in
-interrupt mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of
-20 files) alone, and with WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in
-the describe rows, and in W2 and W4 of `--only raw`). Several engines:
-measured one after another, then one table with a column per engine; a row that failed in an
-engine gives the reason in its cell. Prints figures only, nothing here asserts a time."""
+`create` from the warm spare, 10 MB / 100 MB files in and out, and issue 27's rows: 10,000 empty
+files in one run, a session's first plot, and a seaborn pairplot next to native CPython
+(tests/bench/files_plots.py, shared with bench-reliability). W10, W11: tests/bench/sessions.py.
+W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
+worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
+`--only raw` prints those rows alone; `--only files` the 10,000 files alone, `--only plots` the
+plot rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
+`--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt
+mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of 20 files)
+alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe
+rows, in W2 and W4 of `--only raw`, and in `--only files`. Several engines: measured one after
+another, then one table with a column per engine; a row that failed in an engine gives the
+reason in its cell. Prints figures only, nothing here asserts a time."""
 
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from tests.bench import raw, sessions
+from tests.bench import files_plots, raw, sessions
 from tests.bench.checkout_server import checkout_server
 from tests.bench.raw import W1, W2, W3, W4
 from tests.bench.stats import summary
@@ -229,7 +233,12 @@ RAW_ROWS = {
     "W2 warm round trip 1+1 (5 calls x 5 sessions)": "W2",
     "W3 first numpy import + sum (not preloaded)": "W3",
     "W4 pandas group/sum/top 5": "W4",
+    files_plots.WHOLE_ROW: "files",
+    files_plots.LOOP_ROW: "files loop",
 }
+
+
+IN_BROWSER = "raw Pyodide in this browser"
 
 
 class Table:
@@ -243,6 +252,8 @@ class Table:
         self.failed: dict[tuple[str, str], str] = {}
         self.placeholders: set[str] = set()  # a failed section's own row, until it prints rows
         self.samples: dict[tuple[str, str], list[float]] = {}
+        # Raw Pyodide's samples per engine, W1–W4 (tests/bench/raw.py `in_browser`).
+        self.floors: dict[str, dict[str, list[float]]] = {}
 
     def writer(self, engine: str, section: str) -> Row:
         def row(label: str, text: str, samples: list[float] | None = None) -> None:
@@ -310,11 +321,14 @@ def measure(engine: str, only: str, table: Table) -> str:
             except Exception as error:  # a row that cannot run here says why in its cell
                 table.fail(engine, name, error)
 
+        if only in ("all", "raw"):
+            section(IN_BROWSER, lambda row: browser_floor(browser, url, engine, table))
         if only == "raw":  # the rows set beside raw Pyodide's, alone
             section("W1 cold", lambda row: w1_repeat_visit(browser, url, row))
             opened = state.setdefault("page", open_page(browser, url))
             section("W2, W4", lambda row: w2_w4_against_baseline(browser, opened, row))
             section("W3", lambda row: w3_first(opened, row))
+            section("many files", lambda row: files_and_plots(opened, "files", row))
             close(state)
             return f"{browser.name} {browser.version}"
         if only == "w11":
@@ -336,6 +350,16 @@ def measure(engine: str, only: str, table: Table) -> str:
             close(state)
             section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
             return f"{browser.name} {browser.version}"
+        if only == "files":
+            opened = state.setdefault("page", open_page(browser, url))
+            section("many files", lambda row: many_files_against_baseline(browser, opened, row))
+            close(state)
+            return f"{browser.name} {browser.version}"
+        if only == "plots":
+            opened = state.setdefault("page", open_page(browser, url))
+            section(only, lambda row: files_and_plots(opened, only, row))
+            close(state)
+            return f"{browser.name} {browser.version}"
         section("W1 cold", lambda row: w1_cold(browser, url, row))
         section("W1 warm spare", lambda row: w1_spare(browser, url, state, row))
         section("W2, W10", lambda row: w2_w10(shared(state), row))
@@ -347,10 +371,17 @@ def measure(engine: str, only: str, table: Table) -> str:
         section("W9", lambda row: w9(shared(state), row))
         section("files", lambda row: files(shared(state), row))
         section("describe", lambda row: describe(browser, shared(state), row))
+        section("many files", lambda row: files_and_plots(shared(state), "files", row))
+        section("plots", lambda row: files_and_plots(shared(state), "plots", row))
         close(state)
         section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
         table.writer(engine, "engine")("load at the end", load())
         return f"{browser.name} {browser.version}"
+
+
+def browser_floor(browser: EngineBrowser, url: str, engine: str, table: Table) -> None:
+    """Raw Pyodide's W1–W4 in this engine (a plain page and worker), kept for `raw_rows`."""
+    table.floors[engine] = raw.in_browser(browser, url, RUNS)
 
 
 def w2_w4_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
@@ -541,6 +572,49 @@ def files(page: EnginePage, row: Row) -> None:
         row(f"file {mb} MB out (readFile)", summary([f["get"] for f in moved]))
 
 
+def files_and_plots(page: EnginePage, part: str, row: Row) -> None:
+    """Issue 27's rows: 10,000 empty files in one run (a sandbox of the default policy), or a
+    session's first plot and the pairplot's time next to native CPython's."""
+    if part == "files":
+        sandbox = files_plots.create(page)
+        try:
+            files_plots.many_files(page, sandbox, RUNS, row)
+        finally:
+            files_plots.close(page, sandbox)
+        return
+    files_plots.first_plot(page, RUNS, row)
+    files_plots.pairplot(page, RUNS, row)
+
+
+def many_files_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
+    """The 10,000 files; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, a
+    run of each in turn, so both see the same load."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    if not baseline:
+        return files_and_plots(page, "files", row)
+    code, timeout = files_plots.MANY_FILES, files_plots.FILES_TIMEOUT_MS
+    with checkout_server(Path(baseline)) as baseline_url:
+        other = open_page(browser, baseline_url)
+        targets = [(page, files_plots.create(page)), (other, files_plots.create(other))]
+        whole: list[list[float]] = [[], []]
+        loop: list[list[float]] = [[], []]
+        for _ in range(RUNS):
+            for n, (target, sandbox) in enumerate(targets):
+                result, ms = files_plots.run(target, sandbox, code, timeoutMs=timeout)
+                if result["outcome"] != "OUTCOME_OK":
+                    raise RuntimeError(f"the files run failed: {result['outcome']}")
+                whole[n].append(ms)
+                loop[n].append(float(result["stdout"]) * 1000)
+        other.close()
+    name = Path(baseline).name
+    for label, samples in ((files_plots.WHOLE_ROW, whole), (files_plots.LOOP_ROW, loop)):
+        row(label, summary(samples[0]), samples[0])
+        row(f"{label}, baseline {name}", summary(samples[1]))
+        ratio = statistics.median(samples[0]) / statistics.median(samples[1])
+        row(f"{label}: this build / baseline (medians)", f"{ratio:8.2f}x")
+    row("load after the files rows", load())
+
+
 def describe(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
     """The agent's file preview: what a message waits for before its first request. With
     WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, a sample of each in turn."""
@@ -589,23 +663,33 @@ def raw_pyodide(only: str) -> dict[str, list[float]] | None:
         return {}
 
 
-def raw_rows(table: Table, floor: dict[str, list[float]]) -> None:
-    """Raw Pyodide's figure under each compared row's, and the ratio of the medians."""
+def raw_rows(table: Table, node: dict[str, list[float]]) -> None:
+    """Raw Pyodide's figures under each compared row's, in a Node worker and in a plain worker of
+    the same engine, with the ratio of the medians (times: above 1 is slower than raw)."""
     for label, key in RAW_ROWS.items():
         for engine in table.engines:
             row = table.writer(engine, "raw Pyodide")
-            samples = floor.get(key)
-            if not samples:
-                row(f"{key} raw Pyodide (Node worker)", "not run (see above)")
-                continue
-            row(f"{key} raw Pyodide (Node worker)", summary(samples))
             ours = table.samples.get((engine, label))
-            ratio = (
-                f"{statistics.median(ours) / statistics.median(samples):8.2f}x"
-                if ours
-                else "n/a (the row did not run)"
-            )
-            row(f"{key} ratio wasmbox / raw Pyodide (medians)", ratio)
+            for where, floor in (("Node worker", node), ("this browser", table.floors.get(engine))):
+                if floor is node and key not in raw.WORKLOADS:
+                    continue  # W1–W4 only in Node
+                samples = (floor or {}).get(key)
+                if not samples:
+                    failed = table.failed.get((engine, IN_BROWSER)) if floor is not node else None
+                    reason = failed or "see above"
+                    row(f"{key} raw Pyodide ({where})", f"not run ({reason})")
+                    continue
+                if key == "files loop":
+                    text = summary(files_plots.files_per_second(samples), "files/s")
+                else:
+                    text = summary(samples)
+                row(f"{key} raw Pyodide ({where})", text)
+                ratio = (
+                    f"{statistics.median(ours) / statistics.median(samples):8.2f}x"
+                    if ours
+                    else "n/a (the row did not run)"
+                )
+                row(f"{key} ratio wasmbox / raw Pyodide, {where} (medians)", ratio)
 
 
 def engines_arg(text: str) -> list[str]:
@@ -629,7 +713,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
         "--only",
-        choices=["all", "raw", "sessions", "w11", "tools", "describe"],
+        choices=["all", "raw", "sessions", "w11", "tools", "describe", "files", "plots"],
         default="all",
         help="which rows",
     )

@@ -1,0 +1,61 @@
+// Raw Pyodide in the browser (`make bench-sandbox`, issue 27): the floor each engine's column is
+// compared with. Each worker is plain: loadPyodide from /runtime/, no snapshot, no kernel, no
+// frame. The page times from its side of the messages, as the SDK page does.
+const WORKER = new URL("raw-pyodide-worker.js", import.meta.url);
+
+/** A new worker; `booted()` resolves once Pyodide is up, `call(code, imports)` runs code. */
+function start() {
+  const worker = new Worker(WORKER, { type: "module" });
+  const replies = [];
+  let waiting = null;
+  const receive = (message) => (waiting ? (waiting(message), (waiting = null)) : replies.push(message));
+  worker.onmessage = (event) => receive(event.data);
+  worker.onerror = (event) => receive({ error: event.message || "the worker failed to load" });
+  const next = () => new Promise((resolve) => (replies.length ? resolve(replies.shift()) : (waiting = resolve)));
+  const checked = async () => {
+    const reply = await next();
+    if (reply.error) throw new Error(reply.error);
+    return reply;
+  };
+  const call = (code, imports = true) => (worker.postMessage({ code, imports }), checked());
+  return { booted: checked, call, close: () => worker.terminate() };
+}
+
+async function timed(action) {
+  const t = performance.now();
+  await action();
+  return performance.now() - t;
+}
+
+window.rawPyodide = {
+  /** W1: a new worker to its first result; the time since navigation start, as the SDK row. */
+  async firstResult(code) {
+    const worker = start();
+    await worker.booted();
+    await worker.call(code, false);
+    const at = performance.now();
+    worker.close();
+    return at;
+  },
+  /** W2: one call, then `calls` timed, in one worker. */
+  async warmCalls(code, calls) {
+    const worker = start();
+    await worker.booted();
+    await worker.call(code, false);
+    const times = [];
+    for (let i = 0; i < calls; i++) times.push(await timed(() => worker.call(code, false)));
+    worker.close();
+    return times;
+  },
+  /** W3, W4 and the like: a booted worker's first run, its packages loaded from its imports;
+   * its milliseconds and what it printed. */
+  async firstRun(code) {
+    const worker = start();
+    await worker.booted();
+    let stdout = "";
+    const ms = await timed(async () => void ({ stdout } = await worker.call(code)));
+    worker.close();
+    return { ms, stdout };
+  },
+};
+window.rawReady = true;
