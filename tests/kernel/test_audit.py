@@ -38,6 +38,22 @@ def test_unchanged_files_are_not_reported(run, kernel, tmp_path):
     assert (result["files"], result["audit"]["filesWritten"]) == ([], [])
 
 
+def test_file_types_are_read_as_the_host_reads_them(run, kernel):
+    """By the name's last dot, case-insensitively, never a dot that begins the name (mime.ts)."""
+    names = ["A.CSV", "d.x/notes", ".csv", "..csv", "t.tar.json", "end."]
+    code = "import os\nos.makedirs('d.x')\nfor n in " + repr(names) + ": open(n, 'w').close()"
+    mimes = {f["path"]: f["mime"] for f in run(kernel, code)["files"]}
+    binary = "application/octet-stream"
+    assert mimes == {
+        "A.CSV": "text/csv",
+        "d.x/notes": binary,
+        ".csv": binary,
+        "..csv": "text/csv",
+        "t.tar.json": "application/json",
+        "end.": binary,
+    }
+
+
 def test_files_written_without_open_are_found_by_the_scan(run, kernel):
     result = run(kernel, "import pathlib\npathlib.Path('p.md').write_text('# hi')")
     assert result["files"] == [{"path": "p.md", "size": 4, "mime": "text/markdown"}]

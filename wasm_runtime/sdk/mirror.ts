@@ -13,9 +13,12 @@ export class FileMirror {
     this.files.set(path, data);
   }
 
-  /** Copy the files a run created or changed, those within the cap. */
+  /** Copy the files a run created or changed, those within the cap. A file listed empty is
+   * copied without asking the worker: its bytes are known. (One written again since the run
+   * ended is listed, and copied, by the next run, as a file that changed then would be.) */
   async capture(engine: Engine, changed: FileInfo[]): Promise<void> {
-    const wanted = changed.filter(({ size }) => size <= LIMITS.maxFileBytes);
+    const wanted = changed.filter(({ size }) => size > 0 && size <= LIMITS.maxFileBytes);
+    for (const { path, size } of changed) if (size === 0) this.files.set(path, new Uint8Array(0));
     for (const [path, data] of await readFiles(engine, wanted)) this.files.set(path, data);
   }
 

@@ -69,11 +69,19 @@ def test_files_survive_a_hard_kill(c_loop_sdk: SdkPage) -> None:
     sdk = c_loop_sdk
     sandbox = sdk.create()
     sdk.call(sandbox, "writeFile", "given.txt", "from the host")
-    assert sdk.run(sandbox, "open('made.txt', 'w').write('by a run')")["outcome"] == "OUTCOME_OK"
+    sdk.call(sandbox, "writeFile", "emptied.txt", "emptied by a run")
+    # Empty files are copied without reading them back: one made, one emptied by the run.
+    made = "open('made.txt', 'w').write('by a run')\nopen('empty', 'w').close()\n"
+    made += "open('emptied.txt', 'w').close()"
+    assert sdk.run(sandbox, made)["outcome"] == "OUTCOME_OK"
     killed = sdk.run(sandbox, "sum(range(10**11))", timeoutMs=500)
     assert killed["stateLost"] is True
-    after = sdk.run(sandbox, "print(open('given.txt').read(), open('made.txt').read())")
-    assert after["stdout"] == "from the host by a run\n"
+    after = sdk.run(
+        sandbox,
+        "import os\nprint(open('given.txt').read(), open('made.txt').read())\n"
+        "print(os.path.getsize('empty'), os.path.getsize('emptied.txt'))",
+    )
+    assert after["stdout"] == "from the host by a run\n0 0\n"
 
 
 def test_files_of_a_failed_run_survive_a_hard_kill(c_loop_sdk: SdkPage) -> None:

@@ -7,7 +7,6 @@ wheel (`wasmbox_kernel/protocol/`); the CPython tests read them from the source 
 from __future__ import annotations
 
 import json
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,11 @@ OUTCOMES: tuple[str, ...] = tuple(
 
 
 def guess_mime(path: str) -> str:
-    """The MIME type of `path` by its extension (case-insensitive), as the host's table has it."""
-    extension = os.path.splitext(path)[1].lower()
-    return MIME_BY_EXTENSION.get(extension, "application/octet-stream")
+    """The MIME type of `path` by its extension (case-insensitive), as the host's table has it
+    and as the host's `mimeOf` (protocol/mime.ts) reads it: from the name's last dot, unless
+    that dot begins the name. Called once per file a run wrote, so kept to string methods."""
+    name = path[path.rfind("/") + 1 :]
+    dot = name.rfind(".")
+    if dot <= 0:
+        return "application/octet-stream"
+    return MIME_BY_EXTENSION.get(name[dot:].lower(), "application/octet-stream")
