@@ -5,6 +5,12 @@
 
 export type Draw = (root: HTMLElement, spec: unknown) => Promise<void>;
 
+/** How a frame draws: `warm`, asked of a spare frame before any spec, readies what a draw reuses. */
+export interface Renderer {
+  draw: Draw;
+  warm?: (root: HTMLElement) => Promise<void>;
+}
+
 /** Messages the frame sends its host; the host checks they come from this frame's window. */
 export interface ChartFrameMessage {
   wasmboxChart: "rendered" | "failed" | "height";
@@ -26,7 +32,22 @@ export function withoutLinks(value: unknown): unknown {
   return value;
 }
 
-export function serveCharts(draw: Draw): void {
+/** Resolves after the page has painted what was drawn (the frame after the next animation frame),
+ * or after a second where the browser paints nothing (a frame out of sight is not painted). */
+function painted(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = setTimeout(resolve, 1000);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(done);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
+export function serveCharts(renderer: Renderer | Draw): void {
+  const { draw, warm } = typeof renderer === "function" ? { draw: renderer, warm: undefined } : renderer;
   // Nothing in a chart may navigate the frame, whatever a renderer made of the spec.
   document.addEventListener(
     "click",
@@ -37,12 +58,24 @@ export function serveCharts(draw: Draw): void {
   );
   const root = document.getElementById("chart")!;
   let drawn = false;
+  let warming: Promise<void> = Promise.resolve();
   window.addEventListener("message", (event) => {
-    if (event.source !== parent || drawn || typeof event.data?.spec !== "string") return;
+    if (event.source !== parent || drawn) return;
+    if (event.data?.warm === true && warm) {
+      // Out of sight until the spec's own drawing replaces it; a failure only costs the head start.
+      root.style.visibility = "hidden";
+      warming = warm(root).catch(() => undefined);
+      return;
+    }
+    if (typeof event.data?.spec !== "string") return;
     drawn = true;
     void (async () => {
       try {
-        await draw(root, JSON.parse(event.data.spec));
+        const spec: unknown = JSON.parse(event.data.spec);
+        await warming;
+        await draw(root, spec);
+        root.style.visibility = "";
+        await painted();
         new ResizeObserver(() => tell({ wasmboxChart: "height", height: document.body.scrollHeight })).observe(
           document.body,
         );
