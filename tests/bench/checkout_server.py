@@ -1,6 +1,7 @@
 """Serve another checkout's test app (its own build/ and SDK) beside this one, for a same-run A/B
 (`WASMBOX_BENCH_BASELINE=DIR`, a checkout with `make build` done). The server runs in a child
-process whose imports resolve to DIR, so both builds' Python and JS are each their own."""
+process (DIR's own .venv when it has one) whose imports resolve to DIR, so both builds' Python
+and JS are each their own."""
 
 from __future__ import annotations
 
@@ -28,8 +29,11 @@ def checkout_server(root: Path) -> Iterator[str]:
     if not (root / "build" / "js").is_dir():
         raise RuntimeError(f"{root}: no build/js (run `make build` there)")
     env = {**os.environ, "PYTHONPATH": str(root)}
+    # Its own environment when it has one: this one's editable installs point into this checkout.
+    own = root / ".venv" / "bin" / "python"
+    python = str(own) if own.exists() else sys.executable
     child = subprocess.Popen(
-        [sys.executable, "-c", SERVE], cwd=root, env=env, stdout=subprocess.PIPE, text=True
+        [python, "-c", SERVE], cwd=root, env=env, stdout=subprocess.PIPE, text=True
     )
     try:
         assert child.stdout is not None
