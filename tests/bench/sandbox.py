@@ -334,30 +334,26 @@ def measure(engine: str, only: str, table: Table) -> str:
         if only == "w11":
             section("W11", lambda row: w11_against_baseline(browser, url, row))
             return f"{browser.name} {browser.version}"
-        if only == "tools":
-            opened = state.setdefault("page", open_page(browser, url))
-            section("W2, host tools", lambda row: w2_tools(opened, row))
-            close(state)
-            return f"{browser.name} {browser.version}"
-        if only == "describe":
-            opened = state.setdefault("page", open_page(browser, url))
-            section("describe", lambda row: describe(browser, opened, row))
-            close(state)
-            return f"{browser.name} {browser.version}"
         if only == "sessions":
             opened = state.setdefault("page", open_page(browser, url))
             section("W2, W10", lambda row: w2_w10(opened, row))
             close(state)
             section("W11", lambda row: sessions.w11(browser, url, RUNS, visit, row))
             return f"{browser.name} {browser.version}"
-        if only == "files":
+        # The parts measured on one page of their own: their section's name and body.
+        one_page: dict[str, tuple[str, Callable[[EnginePage, Row], None]]] = {
+            "tools": ("W2, host tools", w2_tools),
+            "describe": ("describe", lambda page, row: describe(browser, page, row)),
+            "files": (
+                "many files",
+                lambda page, row: many_files_against_baseline(browser, page, row),
+            ),
+            "plots": ("plots", lambda page, row: files_and_plots(page, "plots", row)),
+        }
+        if only in one_page:
+            name, body = one_page[only]
             opened = state.setdefault("page", open_page(browser, url))
-            section("many files", lambda row: many_files_against_baseline(browser, opened, row))
-            close(state)
-            return f"{browser.name} {browser.version}"
-        if only == "plots":
-            opened = state.setdefault("page", open_page(browser, url))
-            section(only, lambda row: files_and_plots(opened, only, row))
+            section(name, lambda row: body(opened, row))
             close(state)
             return f"{browser.name} {browser.version}"
         section("W1 cold", lambda row: w1_cold(browser, url, row))
