@@ -161,6 +161,13 @@ def test_an_empty_reply_is_never_silent(tmp_path: Path, runtime_built: None) -> 
     assert "The model answered with nothing" in done.stderr  # what to try
 
 
+def default_ctrl_c() -> None:
+    """In the child: Ctrl+C as a terminal gives it. A job a shell started in the background (a
+    CI runner's, `cmd &`) inherits SIGINT ignored, and Python then never raises
+    KeyboardInterrupt, so the test would measure its launcher, not `wasmbox ask`."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_ask(fake: FakeOpenAI, cwd: Path, *args: str) -> subprocess.Popen[str]:
     """`wasmbox ask` in a session of its own, as a terminal runs it: Ctrl+C reaches its group."""
     return subprocess.Popen(
@@ -171,6 +178,7 @@ def start_ask(fake: FakeOpenAI, cwd: Path, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_ctrl_c,
     )
 
 
