@@ -106,6 +106,45 @@ test("a fenced-JSON call from a small model runs, and the result comes back as t
   assert.equal(turn.finish, "answer");
 });
 
+test("a call echoed as text right after it worked narrates that run: it is the answer, not run again", async () => {
+  const call = JSON.stringify({ name: "run_python", arguments: { code: "plot()" } });
+  const echo = `The plot is shown. The result of run_python is:\n\`\`\`json\n${call}\n\`\`\``;
+  const chat = new ScriptedChat(text("```json\n", call, "\n```"), text(echo));
+  const { agent, sandbox } = await agentWith(chat);
+  const notices: string[] = [];
+  const turn = await agent.ask("plot it", { onEvent: (e) => e.type === "notice" && notices.push(e.text) });
+  assert.deepEqual(sandbox.ran, ["plot()"]);
+  assert.equal(chat.requests.length, 2);
+  assert.equal(turn.finish, "answer");
+  assert.match(notices.join(), /just worked; not run again/);
+});
+
+test("a tool call repeating the run that just worked is answered without running it", async () => {
+  const chat = new ScriptedChat(toolCall("plot()"), toolCall("plot()", "call_y"), text("Here is the plot."));
+  const { agent, sandbox } = await agentWith(chat);
+  const turn = await agent.ask("plot it");
+  assert.deepEqual(sandbox.ran, ["plot()"]);
+  const told = chat.requests[2]?.messages.at(-1) as { role: string; content: string };
+  assert.equal(told.role, "tool");
+  assert.match(told.content, /^Not run again: this is the program that just ran and worked/);
+  assert.deepEqual(turn.parts.at(-1), { kind: "text", text: "Here is the plot." });
+});
+
+test("the same program after another run, or after a failure, runs again", async () => {
+  const block = "```python\nfail()\n```";
+  const chat = new ScriptedChat(
+    toolCall("x = 1"),
+    toolCall("x += 1"),
+    toolCall("x = 1"),
+    text(block),
+    toolCall("fail()"),
+    text("Done."),
+  );
+  const { agent, sandbox } = await agentWith(chat);
+  await agent.ask("go");
+  assert.deepEqual(sandbox.ran, ["x = 1", "x += 1", "x = 1", "fail()", "fail()"]);
+});
+
 test("aborting a running call ends ask with the abort and asks the model nothing more", async () => {
   const chat = new ScriptedChat(toolCall("hang"), text("unreachable"));
   const { agent } = await agentWith(chat);

@@ -117,6 +117,11 @@ const REPEATED_FAILURE =
   "That program already ran in this message and failed: read its error and hint above, then " +
   "write the corrected program. Do not answer before a run has worked.";
 
+// Small models echo the call they just made as if it were its result, and would loop re-running it.
+const ALREADY_RAN =
+  "Not run again: this is the program that just ran and worked, and its result is above. " +
+  "Answer the user from that result now.";
+
 const callHelp = (codeBlocks: "run" | "ask"): string => (codeBlocks === "run" ? CODE_BLOCK_HELP : INVALID_CALL_HELP);
 
 const isChatError = (e: unknown): e is ChatError =>
@@ -282,14 +287,22 @@ export class Agent {
     // The programs run in this message, and whether each ended OK: a block repeating one that
     // worked explains it; repeating one that failed is sent back, to be fixed.
     const programs = new Map<string, "worked" | "failed">();
+    // The last program run, when it worked: the same code again right after it would print the
+    // same, so it is not run again (state only changes through runs).
+    let justWorked: string | null = null;
     const runCall = async (call: CodeOrProblem, form: ReplyForm): Promise<string> => {
       const { content, outcome } = await this.runOrRefuse(turn, call, form, signal, emit);
       // Only an error is the program's fault: one stopped at its deadline may run again.
       const verdict = outcome === "OUTCOME_OK" ? "worked" : outcome === "OUTCOME_FAILED" ? "failed" : null;
       if ("code" in call && verdict) programs.set(call.code.trim(), verdict);
       else if ("code" in call) programs.delete(call.code.trim());
+      justWorked = "code" in call && verdict === "worked" ? call.code.trim() : null;
       return content;
     };
+    const repeatsLastRun = (calls: CodeOrProblem[]): boolean =>
+      calls.length > 0 && calls.every((call) => "code" in call && call.code.trim() === justWorked);
+    const notRunAgain = (): void =>
+      emit({ type: "notice", text: "The model asked to run again the program that just worked; not run again." });
     const help = callHelp(this.options.codeBlocks ?? "run");
     // Numbers an answer stated without a run, once sent back (the request gets a step of its own).
     const grounding: { questioned: string[] | null } = { questioned: null };
@@ -326,8 +339,10 @@ export class Agent {
         // Our own ids: some servers reuse theirs across turns, or send none.
         const toolCalls = reply.calls.map((call, i) => ({ ...call, id: ids[i] as string }));
         this.messages.push({ role: "assistant", content: reply.content || null, tool_calls: toolCalls });
+        const repeated = repeatsLastRun(calls);
+        if (repeated) notRunAgain();
         for (const [i, call] of calls.entries()) {
-          const content = await runCall(call, form);
+          const content = repeated ? ALREADY_RAN : await runCall(call, form);
           this.messages.push({ role: "tool", tool_call_id: ids[i] as string, content });
         }
         ran ||= calls.some((call) => "code" in call);
@@ -368,6 +383,11 @@ export class Agent {
         // What the model wrote after its blocks is a guess at their output: the model must read
         // the real one, not its own guess, in the conversation it is sent.
         this.messages[this.messages.length - 1] = { role: "assistant", content: throughLastBlock(reply.content) };
+      } else if (repeatsLastRun(calls)) {
+        // A call written as text that repeats the run before it narrates that run: the answer.
+        notRunAgain();
+        if (answered(reply.content)) return "answer";
+        continue;
       }
       // A call written as text: run it and answer as the user, since there is no tool-call id.
       const results: string[] = [];
