@@ -71,6 +71,13 @@ class LocalPage:
         )
         return result
 
+    def stored_urls(self) -> list[str]:
+        """The keys of the page's model store."""
+        urls: list[str] = self.page.evaluate(
+            "async () => (await (await caches.open('wasmbox-models-v1')).keys()).map((r) => r.url)"
+        )
+        return urls
+
     def progress(self) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self.page.evaluate("() => localTest.state.progress")
         return events

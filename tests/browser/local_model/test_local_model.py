@@ -33,6 +33,7 @@ def test_wrong_sha256_is_refused_naming_both_hashes(local_page: LocalPage) -> No
     assert error["type"] == "sha256-mismatch"
     assert SMOLLM2.sha256 in error["message"] and WRONG_SHA256 in error["message"]
     assert error["hint"], "a refusal says what to try"
+    assert not any(MODEL_URL in url for url in local_page.stored_urls()), "a refused file is not kept"
 
 
 def test_loads_with_progress_and_keeps_the_weights(local_page: LocalPage) -> None:
@@ -109,4 +110,6 @@ def test_reload_loads_the_weights_from_the_store(local_page: LocalPage) -> None:
     assert not any(MODEL_URL in url for url in local_page.requests.urls), (
         "no request for the weights"
     )
-    assert "download" not in [event["phase"] for event in local_page.progress()]
+    phases = [event["phase"] for event in local_page.progress()]
+    assert "download" not in phases
+    assert "verify" not in phases, "the digest checked while downloading was kept with the file"

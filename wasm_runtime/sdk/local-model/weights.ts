@@ -1,13 +1,15 @@
 // The model's weights: from a URL of the page's origin (or any the page may fetch) or from a file
 // the user picked, checked against a sha256 when one is given, and kept in the page's store
 // (CacheStorage) so later visits, offline ones too, load them without the network.
-import { sha256Hex } from "../hash.js";
+import { createSHA256, type IHasher } from "hash-wasm";
 import { LocalModelError } from "./errors.js";
 
 export const STORE = "wasmbox-models-v1";
 /** Store entries of picked files live under this path of the page's origin (never fetched). */
 export const FILE_KEY_PATH = "/.wasmbox-models/";
 const HASH_HEADER = "X-Wasmbox-Sha256";
+// A downloaded file's digest is only known once it is stored, so it is kept in an entry of its own.
+const DIGEST_PARAM = "wasmbox-sha256";
 // `model-00001-of-00003.gguf`: the first shard of a split model names the others.
 const SHARD = /-(\d{5})-of-(\d{5})\.gguf$/;
 
@@ -48,9 +50,24 @@ async function openStore(): Promise<Cache | null> {
   }
 }
 
+/** The store's entry for `key`'s verified digest. */
+function digestKey(key: string): string {
+  const url = new URL(key);
+  url.searchParams.append(DIGEST_PARAM, "");
+  return url.href;
+}
+
+// Incremental: a model of gigabytes is never one buffer in memory (a Blob that large read whole
+// fails in Chromium with NotReadableError).
 async function hashOf(blob: Blob, onProgress: WeightsOptions["onProgress"]): Promise<string> {
   onProgress?.({ phase: "verify" });
-  return sha256Hex(await blob.arrayBuffer());
+  const hasher = await createSHA256();
+  const reader = blob.stream().getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return hasher.digest("hex");
+    hasher.update(value);
+  }
 }
 
 function checkHash(name: string, expected: string, actual: string): void {
@@ -62,11 +79,7 @@ function checkHash(name: string, expected: string, actual: string): void {
     );
 }
 
-async function download(
-  url: string,
-  signal: AbortSignal | undefined,
-  progress: (loaded: number, total: number) => void,
-): Promise<Blob> {
+async function fetchOk(url: string, signal: AbortSignal | undefined): Promise<Response & { body: ReadableStream }> {
   let response: Response;
   try {
     response = await fetch(url, { signal });
@@ -75,21 +88,107 @@ async function download(
     throw new LocalModelError("download", `could not fetch ${url}: ${error instanceof Error ? error.message : error}`);
   }
   if (!response.ok || !response.body) throw new LocalModelError("download", `${url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get("Content-Length")) || 0;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let loaded = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.byteLength;
-    progress(loaded, total);
-  }
-  return new Blob(chunks as BlobPart[]);
+  return response as Response & { body: ReadableStream };
 }
 
-/** Put `blob` in the store and read it back from there (a disk-backed Blob, not bytes in memory). */
+/** `response`'s body as it arrives, hashed (when a digest is asked for) and counted on the way. */
+function watched(
+  response: Response & { body: ReadableStream },
+  hasher: IHasher | null,
+  progress: (loaded: number, total: number) => void,
+): ReadableStream<Uint8Array> {
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  let loaded = 0;
+  return response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hasher?.update(chunk);
+        loaded += chunk.byteLength;
+        progress(loaded, total);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Blob> {
+  const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return new Blob(chunks as BlobPart[]);
+    chunks.push(value);
+  }
+}
+
+/**
+ * The file at `url`, written to the store as it arrives (a disk-backed Blob, never the whole file
+ * in memory) and checked against `expected` on the way; refused, and not kept, when it differs.
+ * Without a store, or when the store is full, the file is held in memory for this visit.
+ */
+async function download(
+  store: Cache | null,
+  url: string,
+  expected: string | undefined,
+  options: WeightsOptions,
+  progress: (loaded: number, total: number) => void,
+): Promise<Blob> {
+  const name = url.split("/").pop() ?? url;
+  const hasher = expected ? await createSHA256() : null;
+  const verify = (): void => {
+    if (!hasher || !expected) return;
+    options.onProgress?.({ phase: "verify" });
+    checkHash(name, expected, hasher.digest("hex"));
+  };
+  const response = await fetchOk(url, options.signal);
+  const body = watched(response, hasher, progress);
+  if (store) {
+    const headers = { "Content-Type": "application/octet-stream" };
+    try {
+      await store.put(url, new Response(body, { headers }));
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      if (error instanceof DOMException && error.name === "QuotaExceededError")
+        return downloadToMemory(url, expected, options, progress, name);
+      throw new LocalModelError(
+        "download",
+        `could not download ${url}: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+    try {
+      verify();
+    } catch (error) {
+      await store.delete(url);
+      throw error;
+    }
+    if (expected) await store.put(digestKey(url), new Response(expected.toLowerCase()));
+    options.onProgress?.({ phase: "store" });
+    const stored = await store.match(url);
+    if (stored) return stored.blob();
+  }
+  const blob = await collect(body);
+  verify();
+  return blob;
+}
+
+/** A store that is full: this visit still works, the next one downloads again. */
+async function downloadToMemory(
+  url: string,
+  expected: string | undefined,
+  options: WeightsOptions,
+  progress: (loaded: number, total: number) => void,
+  name: string,
+): Promise<Blob> {
+  const hasher = expected ? await createSHA256() : null;
+  const blob = await collect(watched(await fetchOk(url, options.signal), hasher, progress));
+  if (hasher && expected) {
+    options.onProgress?.({ phase: "verify" });
+    checkHash(name, expected, hasher.digest("hex"));
+  }
+  return blob;
+}
+
+/** Put a picked file in the store and read it back from there (a disk-backed Blob, not bytes in memory). */
 async function keep(store: Cache | null, key: string, blob: Blob, sha256: string | null): Promise<Blob> {
   if (!store) return blob;
   const headers: Record<string, string> = {
@@ -115,12 +214,17 @@ async function fromStore(
 ): Promise<Blob | null> {
   const response = await store?.match(key);
   if (!store || !response) return null;
-  const stored = response.headers.get(HASH_HEADER);
+  const stored = response.headers.get(HASH_HEADER) ?? (await (await store.match(digestKey(key)))?.text()) ?? null;
   const blob = await response.blob();
   if (!sha256 || stored === sha256.toLowerCase()) return blob;
   if (stored === null && (await hashOf(blob, options.onProgress)) === sha256.toLowerCase()) return blob;
-  await store.delete(key); // another version of the file: fetch the one asked for
+  await forget(store, key); // another version of the file: fetch the one asked for
   return null;
+}
+
+async function forget(store: Cache, key: string): Promise<boolean> {
+  const [file] = await Promise.all([store.delete(key), store.delete(digestKey(key))]);
+  return file;
 }
 
 /** The weights at `url` (every shard of a split model), from the store when they are there. */
@@ -141,20 +245,14 @@ export async function weightsFromUrl(url: string, options: WeightsOptions): Prom
       stored += 1;
       continue;
     }
-    const blob = await download(shard, options.signal, (n, total) => {
-      loaded[i] = n;
-      totals[i] = total || n;
-      const sum = (list: number[]) => list.reduce((a, b) => a + b, 0);
-      options.onProgress?.({ phase: "download", loaded: sum(loaded), total: sum(totals) });
-    });
-    const name = shard.split("/").pop() ?? shard;
-    let hash: string | null = null;
-    if (expected) {
-      hash = await hashOf(blob, options.onProgress);
-      checkHash(name, expected, hash);
-    }
-    options.onProgress?.({ phase: "store" });
-    files.push(await keep(store, shard, blob, hash));
+    files.push(
+      await download(store, shard, expected, options, (n, total) => {
+        loaded[i] = n;
+        totals[i] = total || n;
+        const sum = (list: number[]) => list.reduce((a, b) => a + b, 0);
+        options.onProgress?.({ phase: "download", loaded: sum(loaded), total: sum(totals) });
+      }),
+    );
   }
   const bytes = files.reduce((n, f) => n + f.size, 0);
   return { files, key: urls[0] as string, fromStore: stored === urls.length, bytes };
@@ -192,6 +290,6 @@ export async function forgetWeights(key: string): Promise<boolean> {
   const store = await openStore();
   if (!store) return false;
   let removed = false;
-  for (const shard of shardUrls(new URL(key, location.href).href)) removed = (await store.delete(shard)) || removed;
+  for (const shard of shardUrls(new URL(key, location.href).href)) removed = (await forget(store, shard)) || removed;
   return removed;
 }
