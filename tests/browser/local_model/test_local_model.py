@@ -33,7 +33,8 @@ def test_wrong_sha256_is_refused_naming_both_hashes(local_page: LocalPage) -> No
     assert error["type"] == "sha256-mismatch"
     assert SMOLLM2.sha256 in error["message"] and WRONG_SHA256 in error["message"]
     assert error["hint"], "a refusal says what to try"
-    assert not any(MODEL_URL in url for url in local_page.stored_urls()), "a refused file is not kept"
+    stored = local_page.stored_urls()
+    assert not any(MODEL_URL in url for url in stored), "a refused file is not kept"
 
 
 def test_loads_with_progress_and_keeps_the_weights(local_page: LocalPage) -> None:
