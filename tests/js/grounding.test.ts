@@ -116,6 +116,34 @@ test("numbers still unproven after the one request are the turn's `ungrounded`",
   );
 });
 
+test("an answer that gives none of the printed result is asked once to state it, quoting the output", async () => {
+  const chat = new ScriptedChat(
+    toolCall("print(1234.5)"),
+    text("The output shows the total for each customer."),
+    text("Still, the output shows it."),
+  );
+  const { agent } = await agentWith(chat);
+  const events: AgentEvent[] = [];
+  const turn = await agent.ask("total?", { onEvent: (e) => events.push(e) });
+  const asked = String(chat.requests[2]?.messages.at(-1)?.content);
+  assert.match(asked, /^Your answer does not give the result\. The last run printed:\nran print\(1234\.5\)\n/);
+  assert.equal(chat.requests.length, 3, "asked once: the second such answer stands");
+  assert.equal(turn.finish, "answer");
+  assert.ok(events.some((e) => e.type === "notice" && /none of the printed result/.test(e.text)));
+});
+
+test("an answer quoting a printed value, or after a run that printed no number, is not asked again", async () => {
+  for (const [code, answer] of [
+    ["print(1234.5)", "The total is 1,234.5."],
+    ["plot()", "The histogram is shown above."],
+  ] as const) {
+    const chat = new ScriptedChat(toolCall(code), text(answer));
+    const { agent } = await agentWith(chat);
+    assert.equal((await agent.ask("x?")).finish, "answer");
+    assert.equal(chat.requests.length, 2, answer);
+  }
+});
+
 test("numbers from the user's message are grounded", async () => {
   const chat = new ScriptedChat(text("You said 12400 and 9800."));
   const { agent } = await agentWith(chat);

@@ -7,7 +7,9 @@ import { ChatError, type ChatFn, type ChatMessage, type ToolCall } from "./chat-
 import {
   groundingRequest,
   groundingSources,
+  omitsResult,
   repairRequest,
+  resultRequest,
   RUN_HOW,
   ungroundedNumbers,
   type RunFailure,
@@ -308,6 +310,7 @@ export class Agent {
     const grounding: { questioned: string[] | null } = { questioned: null };
     const runHow = this.options.codeBlocks === "ask" ? RUN_HOW.tool : RUN_HOW.block;
     let repairAsked = false;
+    let resultAsked = false;
     const answered = (content: string): boolean => {
       // An answer after a failed run is sent back once, with the error, to be fixed first.
       const failure = this.options.verify === "off" || repairAsked ? null : lastFailure(turn);
@@ -329,9 +332,18 @@ export class Agent {
         return false;
       }
       if (missing.length) this.markUngrounded(turn, missing, emit);
+      const printed = this.options.verify === "off" || resultAsked ? "" : lastPrinted(turn);
+      if (printed && omitsResult(content, printed)) {
+        resultAsked = true;
+        emit({ type: "notice", text: "The answer gave none of the printed result; asking the model to state it." });
+        this.messages.push({ role: "user", content: resultRequest(printed) });
+        return false;
+      }
       return true;
     };
-    for (let step = 1; step <= maxSteps + (grounding.questioned ? 1 : 0); step += 1) {
+    // A request about the answer gets a step of its own.
+    const granted = (): number => (grounding.questioned ? 1 : 0) + (resultAsked ? 1 : 0);
+    for (let step = 1; step <= maxSteps + granted(); step += 1) {
       const reply = await this.reply(turn, model, signal, emit);
       const { form, calls } = classifyReply(reply.content, reply.calls, this.hostTools);
       if (form === "tool_calls") {

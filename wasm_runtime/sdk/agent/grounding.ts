@@ -96,6 +96,19 @@ export const groundingRequest = (numbers: string[], lastOutput = "", runHow: str
       `those printed values exactly; otherwise ${runHow} that prints what is missing, then answer.`
     : ` ${capitalised(runHow)} that computes and prints them, then answer again using only the printed values.`);
 
+/**
+ * Whether `answer` leaves the result out: the last run printed numbers worth checking and the
+ * answer states none ("the output shows the top customers"). Small models narrate the run instead
+ * of answering from it; the page shows the output, but the answer is what a reader takes away.
+ */
+export const omitsResult = (answer: string, lastOutput: string): boolean =>
+  claimsIn(answer).length === 0 && claimsIn(lastOutput).length > 0;
+
+/** Asked once when an answer gives none of the result the last run printed. */
+export const resultRequest = (lastOutput: string): string =>
+  `Your answer does not give the result. The last run printed:\n${lastOutput.trimEnd()}\n` +
+  "Answer the question itself from that output, quoting its names and values exactly.";
+
 /** How the model is told to run code, by the agent's `codeBlocks`. */
 export const RUN_HOW = { tool: "call run_python with code", block: "write a ```python block" } as const;
 
