@@ -1,5 +1,6 @@
 """localModel in the other engines (`make test-engines`): a wrong sha256 refused, the model
-loaded, a reply streamed, a cancel that stops it. Chromium runs the fuller test_local_model.py;
+loaded, a reply streamed, an agent turn whose call runs in the sandbox with nothing sent away,
+a cancel that stops it. Chromium runs the fuller test_local_model.py;
 WebKit is not supported (the engine's build for it comes only from a CDN: docs/local-model.md)."""
 
 from __future__ import annotations
@@ -9,9 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.browser.local_model.conftest import MODEL_OPTIONS, PAGE
+from tests.browser.local_model.conftest import MODEL_OPTIONS, MODEL_URL, PAGE, SCRIPTED
 from tests.support.engines import EngineBrowser, EnginePage
+from tests.support.engines.firefox import FirefoxPage
 from tests.support.models import SMOLLM2
+from tests.support.network import RequestLog
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 
@@ -52,6 +55,25 @@ def test_the_model_loads_and_streams_a_reply(engine_page: EnginePage) -> None:
     assert "error" not in result, result.get("error")
     assert sum(1 for d in result["deltas"] if d["content"]) > 1
     assert result["timings"]["generatedTokens"] > 0
+
+
+def test_an_agent_turn_runs_its_call_in_the_sandbox_and_sends_nothing_away(
+    engine_page: EnginePage, model_server: str
+) -> None:
+    assert isinstance(engine_page, FirefoxPage), "the fixture leaves Firefox only"
+    engine_page.watch_requests()
+
+    result = engine_page.evaluate("([t, o]) => localTest.ask(t, o)", [SCRIPTED, {}])
+
+    assert "error" not in result, result.get("error")
+    events: list[dict[str, Any]] = result["events"]
+    assert result["turn"]["finish"] in ("answer", "step-limit")
+    codes = [e["part"]["id"] for e in events if e["type"] == "code"]
+    results = [e["part"]["id"] for e in events if e["type"] == "result"]
+    assert codes == results, "every call the model made ran in the sandbox"
+    log = RequestLog(model_server, [url for _, url in engine_page.requests()])
+    assert log.foreign() == [], "nothing leaves the origin during the turn"
+    assert not any(MODEL_URL in url for url in log.urls), "the weights are not fetched again"
 
 
 def test_a_cancel_stops_the_reply(engine_page: EnginePage) -> None:

@@ -11,18 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.browser.local_model.conftest import MODEL_URL, LocalPage
+from tests.browser.local_model.conftest import MODEL_URL, SCRIPTED, LocalPage
 from tests.support.models import SMOLLM2
 
 # SmolLM2 in WebAssembly: a turn takes minutes on a loaded 2-core machine.
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1800)]
 
-# SmolLM2-135M rarely decides to call a tool by itself: the message spells the call out, so a call
-# is likely; the assertions hold whether or not it makes one.
-SCRIPTED = (
-    "Reply with exactly this line and nothing else: "
-    '<tool_call>{"name": "run_python", "arguments": {"code": "print(6 * 7)"}}</tool_call>'
-)
 WRONG_SHA256 = "0" * 64
 
 
