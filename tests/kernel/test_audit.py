@@ -138,3 +138,35 @@ def test_the_file_lists_stop_at_their_cap(tmp_path):
         collector.on_event("open", (str(tmp_path / f"{i}"), "w", 0))
     collector.on_event("open", (str(tmp_path / "read"), "r", 0))
     assert (len(collector.files_written), collector.files_read) == (MAX_ENTRIES, {"read"})
+
+
+class Changes:
+    """A stand-in for the worker's count of file system changes (sandbox/file-changes.ts)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> int:
+        return self.count
+
+
+def test_with_a_change_count_a_run_that_changed_nothing_skips_the_scan(run, kernel, tmp_path):
+    changes = Changes()
+    kernel.watch_files(changes)
+    run(kernel, "1")
+    (tmp_path / "missed.txt").write_text("a change the count missed")
+    assert run(kernel, "1")["files"] == []  # not scanned: the count did not move
+    changes.count += 1  # as the worker's count moves when the next run writes
+    written = run(kernel, "open('b.txt', 'w').write('2')")["files"]
+    assert [f["path"] for f in written] == ["b.txt", "missed.txt"]
+    assert run(kernel, "1")["files"] == []
+
+
+def test_a_change_counted_between_runs_is_the_next_runs(run, kernel, tmp_path):
+    """As without a count: a task an earlier run left running writes between runs."""
+    changes = Changes()
+    kernel.watch_files(changes)
+    run(kernel, "1")
+    (tmp_path / "later.txt").write_text("written between runs")
+    changes.count += 1
+    assert [f["path"] for f in run(kernel, "1")["files"]] == ["later.txt"]

@@ -6,6 +6,7 @@ import json
 import linecache
 
 import pytest
+from wasmbox_kernel import Kernel
 
 
 @pytest.mark.parametrize(
@@ -156,3 +157,24 @@ def test_close_forgets_the_cells_lines_and_globals(run, make_kernel):
     assert "x" not in rehearsal.namespace
     assert "<cell-1>" in linecache.cache  # another kernel's cells are left alone
     assert "line 1" in run(session, "1/0")["error"]["traceback"]
+
+
+def test_result_json_is_the_result(run, kernel):
+    """The worker parses the result from this text (sandbox/execute.ts)."""
+    result = run(kernel, "print('é \\udcff ✓'); {'a': [1, 2.5, None]}")
+    assert json.loads(Kernel.result_json(result)) == result
+
+
+def test_a_cell_run_again_is_its_own_cell(run, kernel):
+    """A repeated source is not compiled again (cells.CompiledCells), yet its code, and the
+    functions it defines, name the new run's cell in tracebacks."""
+    code = "def f():\n    return 1 / 0\nf()"
+    first = run(kernel, code)["error"]["traceback"]
+    again = run(kernel, code)["error"]["traceback"]
+    assert "<cell-1>" in first and "<cell-1>" not in again
+    assert again.count("<cell-2>") == 2 and "return 1 / 0" in again
+
+
+def test_a_cell_run_again_runs_again(run, kernel):
+    code = "n = globals().get('n', 0) + 1\nn"
+    assert [run(kernel, code)["value"]["text/plain"] for _ in range(3)] == ["1", "2", "3"]

@@ -137,3 +137,14 @@ def test_a_refused_run_still_lists_the_files_it_wrote(run, kernel):
 def test_a_spec_in_an_exec_dict_does_not_pass_for_a_module(run, kernel, spec):
     result = run(kernel, f"exec('import ctypes', {{'__spec__': {spec}}})")
     assert result["outcome"] == "OUTCOME_POLICY_VIOLATION"
+
+
+def test_a_refused_cell_is_refused_again_and_imports_after_plain_runs_are_checked(run, kernel):
+    """Sources are kept compiled only once they passed (cells.CompiledCells): a refusal is
+    never skipped, nor the check of an import at run time after runs that imported nothing."""
+    for _ in range(2):
+        assert run(kernel, "import ctypes")["outcome"] == "OUTCOME_POLICY_VIOLATION"
+        assert run(kernel, "1 + 1")["outcome"] == "OUTCOME_OK"
+    dynamic = "__import__('c' + 'types')"
+    for _ in range(2):
+        assert run(kernel, dynamic)["policy"]["rule"] == "module:ctypes"

@@ -8,6 +8,7 @@ grow the result without bound.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -18,6 +19,7 @@ AUDITED_EVENTS = frozenset(
 )
 MAX_ENTRIES = 1000
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_WRITE_MODES = frozenset("wax+")
 
 
 SYSTEM_DIRS = ("/usr", "/lib", "/etc", "/proc", "/dev", "/sys")
@@ -40,12 +42,7 @@ def library_roots(cwd: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 class AuditCollector:
     def __init__(self, cwd: str, roots: tuple[str, ...]) -> None:
-        self._cwd = os.path.abspath(cwd)
-        # One C-level test per open instead of a Python loop over the roots: a loop that opens
-        # thousands of files pays it each time.
-        self._root_set = frozenset(roots)
-        self._root_prefixes = tuple(root.rstrip("/") + "/" for root in roots)
-        self._cwd_prefix = self._cwd.rstrip("/") + "/"
+        self._cwd, self._cwd_prefix, self._root_set, self._root_prefixes = _tests(cwd, roots)
         self.files_read: set[str] = set()
         self.files_written: set[str] = set()
         self.network: list[NetworkAttempt] = []
@@ -71,7 +68,7 @@ class AuditCollector:
         if not isinstance(target, str | bytes | os.PathLike):
             return  # a file descriptor
         if isinstance(mode, str):
-            writes = any(c in mode for c in "wax+")
+            writes = not _WRITE_MODES.isdisjoint(mode)
         else:
             writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         bucket = self.files_written if writes else self.files_read
@@ -94,6 +91,16 @@ class AuditCollector:
         else:  # urllib.Request
             target = str(args[0])
         self.network.append(NetworkAttempt(kind=event, target=target))
+
+
+@functools.lru_cache(maxsize=8)
+def _tests(cwd: str, roots: tuple[str, ...]) -> tuple[str, str, frozenset[str], tuple[str, ...]]:
+    """The working directory and its prefix, and the roots as a set and as prefixes: one C-level
+    test per open instead of a Python loop over the roots (a loop that opens thousands of files
+    pays it each time). Made once per kernel, not per run."""
+    absolute = os.path.abspath(cwd)
+    prefixes = tuple(root.rstrip("/") + "/" for root in roots)
+    return absolute, absolute.rstrip("/") + "/", frozenset(roots), prefixes
 
 
 def _address(address: object) -> str:

@@ -10,10 +10,16 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import CodeType
 
 _FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+# Cells kept compiled, and the longest source kept: a program's repeated calls are short.
+KEPT_CELLS = 64
+KEPT_SOURCE_CHARS = 20_000
+
+AssignedPaths = Sequence[tuple[tuple[str, ...], str]]
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,42 @@ class CompiledCell:
         """Whether the cell uses top-level `await` (so running it may wait)."""
         flags = self.body.co_flags | (self.last.co_flags if self.last is not None else 0)
         return bool(flags & inspect.CO_COROUTINE)
+
+
+class CompiledCells:
+    """The last KEPT_CELLS sources that compiled and passed the policy, with their code and the
+    module attributes they assign (module_attributes.assigned_paths): a source run again is
+    given its code under its new file name without being parsed, checked and compiled again,
+    a large share of a short cell's time. The policy is the kernel's, fixed at its start."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[CompiledCell, AssignedPaths]] = {}
+
+    def get(self, source: str, filename: str) -> tuple[CompiledCell, AssignedPaths] | None:
+        kept = self._kept.pop(source, None)
+        if kept is None:
+            return None
+        self._kept[source] = kept  # the most recently used last
+        register_source(source, filename)
+        cell, assigned = kept
+        last = _renamed(cell.last, filename) if cell.last is not None else None
+        return CompiledCell(filename, _renamed(cell.body, filename), last), assigned
+
+    def keep(self, source: str, cell: CompiledCell, assigned: AssignedPaths) -> None:
+        if len(source) > KEPT_SOURCE_CHARS:
+            return
+        self._kept[source] = (cell, assigned)
+        if len(self._kept) > KEPT_CELLS:
+            del self._kept[next(iter(self._kept))]
+
+
+def _renamed(code: CodeType, filename: str) -> CodeType:
+    """`code` and the code it holds (functions, classes, lambdas) under another file name."""
+    consts = tuple(
+        _renamed(const, filename) if isinstance(const, CodeType) else const
+        for const in code.co_consts
+    )
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def parse_cell(source: str, filename: str) -> ast.Module:

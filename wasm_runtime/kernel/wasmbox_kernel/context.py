@@ -8,9 +8,7 @@ remove audit hooks, so it is installed once and forwards events to the current r
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 from .audit import AUDITED_EVENTS, AuditCollector
@@ -41,14 +39,9 @@ class Dispatcher:
     def current(self) -> RunContext | None:
         return self._current.get()
 
-    @contextmanager
-    def activate(self, run: RunContext) -> Iterator[RunContext]:
+    def activate(self, run: RunContext) -> _Active:
         self._install_audit_hook()
-        token = self._current.set(run)
-        try:
-            yield run
-        finally:
-            self._current.reset(token)
+        return _Active(self._current, run)
 
     def __call__(self, event: str, args: tuple[object, ...]) -> None:
         """The audit hook: runs on every audit event in the process, so it stays cheap."""
@@ -62,6 +55,22 @@ class Dispatcher:
         if not self._hooked:
             sys.addaudithook(self)
             self._hooked = True
+
+
+class _Active:
+    """`run` current for the block (a class: entered on every run, cheaper than a generator)."""
+
+    def __init__(self, current: ContextVar[RunContext | None], run: RunContext) -> None:
+        self._current = current
+        self._run = run
+        self._tokens: list[Token[RunContext | None]] = []
+
+    def __enter__(self) -> RunContext:
+        self._tokens.append(self._current.set(self._run))
+        return self._run
+
+    def __exit__(self, *exc: object) -> None:
+        self._current.reset(self._tokens.pop())
 
 
 DISPATCHER = Dispatcher()

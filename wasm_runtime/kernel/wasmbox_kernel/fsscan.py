@@ -8,7 +8,8 @@ from .protocol_data import LIMITS, guess_mime
 from .result import FileInfo
 
 Snapshot = dict[str, tuple[int, int]]
-"""Relative path to (size, mtime_ns)."""
+"""Relative path to (size, mtime): nanoseconds from `scan`, milliseconds from the worker's walk
+(`unpack`); a snapshot is only compared with one of the same kind."""
 
 MAX_FILES = LIMITS["maxListEntries"]
 MAX_DEPTH = 16
@@ -21,13 +22,22 @@ def scan(root: str) -> Snapshot:
     return found
 
 
+def unpack(text: str) -> Snapshot:
+    """The worker's walk of the same files (sandbox/file-scan.ts): path, size and mtime of each,
+    NUL-separated (no file name holds one), taken apart in C-level calls."""
+    if not text:
+        return {}
+    fields = text.split("\0")
+    sizes = map(int, fields[1::3])
+    times = map(int, fields[2::3])
+    return dict(zip(fields[0::3], zip(sizes, times, strict=True), strict=True))
+
+
 def changed_files(before: Snapshot, after: Snapshot) -> list[FileInfo]:
     """Files that are new or whose size or mtime changed, sorted by path."""
-    return [
-        FileInfo(path=path, size=stat[0], mime=guess_mime(path))
-        for path, stat in sorted(after.items())
-        if before.get(path) != stat
-    ]
+    changed = sorted(path for path, stat in after.items() if before.get(path) != stat)
+    # Dict displays: a TypedDict's call costs more, paid per file of a run that wrote thousands.
+    return [{"path": path, "size": after[path][0], "mime": guess_mime(path)} for path in changed]
 
 
 def _walk(directory: str, prefix: str, found: Snapshot, depth: int) -> None:

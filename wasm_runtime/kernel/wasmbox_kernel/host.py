@@ -20,9 +20,8 @@ import io
 import json
 import sys
 import types
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -97,15 +96,21 @@ def _host() -> RunHost:
     return _current.get() or _NO_HOST
 
 
-@contextmanager
-def granted(host: RunHost) -> Iterator[RunHost]:
+class granted:
     """The run's tools and input() for its duration (tasks it starts keep them: the worker then
-    refuses their calls once the run is over)."""
-    token = _current.set(host)
-    try:
-        yield host
-    finally:
-        _current.reset(token)
+    refuses their calls once the run is over). A class, as the kernel's other per-run context
+    managers: entered on every run, a generator-based one cost several times as much."""
+
+    def __init__(self, host: RunHost) -> None:
+        self._host = host
+        self._tokens: list[Token[RunHost | None]] = []
+
+    def __enter__(self) -> RunHost:
+        self._tokens.append(_current.set(self._host))
+        return self._host
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._tokens.pop())
 
 
 def _answer(envelope: str, name: str) -> Any:
@@ -231,29 +236,39 @@ def _made_module() -> types.ModuleType:
 _MODULE = _made_module()
 
 
-@contextmanager
-def tools_in_reach(host: RunHost) -> Iterator[None]:
+class tools_in_reach:
     """`tools` with no import in a run the host granted tools to, as a builtin: a variable of the
     cells' own named `tools` still wins, and nothing is added to the variables that are saved."""
-    if not host.tools or hasattr(builtins, "tools"):
-        yield
-        return
-    builtins.tools = _MODULE.tools  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        del builtins.tools  # type: ignore[attr-defined]
+
+    def __init__(self, host: RunHost) -> None:
+        self._wanted = bool(host.tools)
+        self._added: list[bool] = []
+
+    def __enter__(self) -> None:
+        added = self._wanted and not hasattr(builtins, "tools")
+        if added:
+            builtins.tools = _MODULE.tools  # type: ignore[attr-defined]
+        self._added.append(added)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._added.pop():
+            del builtins.tools  # type: ignore[attr-defined]
 
 
-@contextmanager
-def host_module() -> Iterator[types.ModuleType]:
+class host_module:
     """`import wasmbox` gives the cells this module during a run (and whatever the process had
     under that name before, after it: the CPython tests' process has the wasmbox client)."""
-    previous = sys.modules.get(MODULE_NAME)
-    sys.modules[MODULE_NAME] = _MODULE
-    try:
-        yield _MODULE
-    finally:
+
+    def __init__(self) -> None:
+        self._previous: list[types.ModuleType | None] = []
+
+    def __enter__(self) -> types.ModuleType:
+        self._previous.append(sys.modules.get(MODULE_NAME))
+        sys.modules[MODULE_NAME] = _MODULE
+        return _MODULE
+
+    def __exit__(self, *exc: object) -> None:
+        previous = self._previous.pop()
         if previous is not None:
             sys.modules[MODULE_NAME] = previous
         else:

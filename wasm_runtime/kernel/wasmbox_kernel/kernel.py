@@ -14,13 +14,13 @@ import types
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 
 from .audit import AuditCollector, library_roots
-from .cells import CompiledCell, compile_cell, evaluate, parse_cell
+from .cells import CompiledCell, CompiledCells, compile_cell, evaluate, parse_cell
 from .charts import install_chart_hooks
 from .context import DISPATCHER, RunContext
 from .displays import display, take_open_figures
 from .environment import Environment, describe
 from .errors import error_info, outcome_of
-from .fsscan import Snapshot, changed_files, scan
+from .fsscan import Snapshot, changed_files, scan, unpack
 from .hints import empty_run_hint, error_hint
 from .host import HostBridge, HostStdin, RunHost, granted, host_module, tools_in_reach
 from .import_guard import ImportGuard
@@ -40,6 +40,7 @@ from .result import (
     MimeBundle,
     Outcome,
     PolicyInfo,
+    result_json,
 )
 from .settings_state import Baseline
 from .state import Restored, SavedState, Surroundings, load_state, save_state
@@ -49,6 +50,12 @@ from .workspace import Workspace
 
 CellCallback = Callable[[bool], None]
 """`on_cell(running)`: the cell's code starts (True) or has ended (False)."""
+
+FileChanges = Callable[[], int]
+"""`changes()`: how many changes the file system has had so far (the worker counts them)."""
+
+FileScan = Callable[[str], str]
+"""`scan(root)`: the worker's walk of the files under `root`, as `fsscan.unpack` reads it."""
 
 
 def _no_cell_callback(running: bool) -> None:
@@ -68,10 +75,17 @@ class Kernel:
         self._main = types.ModuleType("__main__")
         self._main.__dict__["display"] = display
         self._runs = 0
+        # A cell run again is not parsed, checked and compiled again (the policy is fixed).
+        self._compiled = CompiledCells()
         # The working directory as the last run left it: the next run's "before", unless the host
         # wrote there since (`forget_files`). Saves a scan per run, long with many files.
         # A task a run left running that writes later shows in the next run's files.
         self._files: Snapshot | None = None
+        # With a count of the file system's changes, a run that changed nothing since that scan
+        # ends without one (`watch_files`).
+        self._changes: FileChanges | None = None
+        self._scanner: FileScan | None = None
+        self._scanned_at = 0
         os.makedirs(self._options.cwd, exist_ok=True)
         self._workspace = Workspace(self._options.cwd)
         # A worker restored from a memory snapshot inherits `random`'s frozen state: every sandbox
@@ -108,6 +122,20 @@ class Kernel:
         """Files changed outside a run (the host wrote one): the next run scans afresh."""
         self._files = None
 
+    def watch_files(self, changes: FileChanges, scan: FileScan | None = None) -> None:
+        """From now on a run scans the working directory at its end only when `changes()` moved
+        since the last scan: the worker counts every change to its in-memory file system
+        (sandbox/file-changes.ts), however it was made. Without it every run ends with a scan.
+        `scan`, when given, walks the files in the worker's place (sandbox/file-scan.ts)."""
+        self._changes = changes
+        self._scanner = scan
+        self._files = None
+
+    @staticmethod
+    def result_json(result: KernelResult) -> str:
+        """A run's result as JSON text, for the worker (`result.result_json`)."""
+        return result_json(result)
+
     def save_state(self) -> SavedState:
         """The cells' variables, module attributes and settings, pickled; the ones that cannot
         be are named (see `state.py`)."""
@@ -137,6 +165,7 @@ class Kernel:
         for number in range(1, self._runs + 1):
             linecache.cache.pop(f"<{self._options.cell_prefix}-{number}>", None)
         self.namespace.clear()
+        self._compiled = CompiledCells()
 
     async def run(
         self,
@@ -186,15 +215,20 @@ class Kernel:
         audit = _audit(code)
         if self._policy is not None and (refusal := self._policy.check_size(code)):
             return _refused(refusal, filename, out, err, audit)
-        try:
-            tree = parse_cell(code, filename)
-            if self._policy is not None and (refusal := self._policy.check_tree(tree)):
-                return _refused(refusal, filename, out, err, audit)
-            cell = compile_cell(tree, code, filename)
-            assigned = assigned_paths(tree)
-        except SyntaxError as exc:
-            error = self._error(exc.with_traceback(None))  # the frames are the kernel's
-            return _result("OUTCOME_FAILED", out, err, audit, error=error)
+        compiled = self._compiled.get(code, filename)
+        if compiled is not None:
+            cell, assigned = compiled
+        else:
+            try:
+                tree = parse_cell(code, filename)
+                if self._policy is not None and (refusal := self._policy.check_tree(tree)):
+                    return _refused(refusal, filename, out, err, audit)
+                cell = compile_cell(tree, code, filename)
+                assigned = assigned_paths(tree)
+            except SyntaxError as exc:
+                error = self._error(exc.with_traceback(None))  # the frames are the kernel's
+                return _result("OUTCOME_FAILED", out, err, audit, error=error)
+            self._compiled.keep(code, cell, assigned)
         execution = self._execute(
             cell,
             run_id,
@@ -224,11 +258,26 @@ class Kernel:
     ) -> KernelResult:
         run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
         modules_before = set(sys.modules)
-        files_before = self._files if self._files is not None else scan(self._options.cwd)
+        files_before = self._files if self._files is not None else self._scan()
         self._files = None  # until this run has ended and been scanned
         value: MimeBundle | None = None
         failure: BaseException | None = None
-        with self._running(run, out, err, host or RunHost()):
+        host = host or RunHost()
+        # What the run changes in the interpreter, for its duration: one `with` of class-based
+        # managers (an ExitStack of generator-based ones was a share of a short run's time).
+        with (
+            contextlib.chdir(self._options.cwd),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            redirect_stdin(HostStdin(out.current_line, out.write)),
+            granted(host),
+            host_module(),
+            tools_in_reach(host),
+            _as_main_module(self._main),
+            DISPATCHER.activate(run),
+            self._import_guard(run),
+            _recursion_limit(self._options.recursion_limit),
+        ):
             try:
                 on_cell(True)
                 value = await self._evaluate(cell)
@@ -246,8 +295,8 @@ class Kernel:
                 failure = failure or exc
         out.flush()
         err.flush()
-        files_after = scan(self._options.cwd)
-        files = changed_files(files_before, files_after)
+        files_after = files_before if self._unchanged_since_scan() else self._scan()
+        files = changed_files(files_before, files_after) if files_after is not files_before else []
         self._files = files_after
         collector = run.collector
         audit["filesRead"] = sorted(collector.files_read)
@@ -287,6 +336,16 @@ class Kernel:
             # collector would free, keeping what the failed cell's frames allocated until then.
             failure = None
 
+    def _scan(self) -> Snapshot:
+        if self._changes is not None:
+            self._scanned_at = self._changes()  # before the scan: a change during it rescans
+        if self._scanner is not None:
+            return unpack(self._scanner(self._options.cwd))
+        return scan(self._options.cwd)
+
+    def _unchanged_since_scan(self) -> bool:
+        return self._changes is not None and self._changes() == self._scanned_at
+
     async def _evaluate(self, cell: CompiledCell) -> MimeBundle | None:
         await evaluate(cell.body, self.namespace)
         if cell.last is None:
@@ -297,25 +356,10 @@ class Kernel:
         self.namespace["_"] = value
         return mime_bundle(value)
 
-    @contextlib.contextmanager
-    def _running(
-        self, run: RunContext, out: CappedWriter, err: CappedWriter, host: RunHost
-    ) -> Iterator[None]:
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(contextlib.chdir(self._options.cwd))
-            stack.enter_context(contextlib.redirect_stdout(out))
-            stack.enter_context(contextlib.redirect_stderr(err))
-            stack.enter_context(redirect_stdin(HostStdin(out.current_line, out.write)))
-            stack.enter_context(granted(host))
-            stack.enter_context(host_module())
-            stack.enter_context(tools_in_reach(host))
-            stack.enter_context(_as_main_module(self._main))
-            stack.enter_context(DISPATCHER.activate(run))
-            if self._policy is not None:
-                guard = ImportGuard(self._policy, run.record_violation, self._options.cell_prefix)
-                stack.enter_context(guard)
-            stack.enter_context(_recursion_limit(self._options.recursion_limit))
-            yield
+    def _import_guard(self, run: RunContext) -> contextlib.AbstractContextManager[object]:
+        if self._policy is None:
+            return contextlib.nullcontext()
+        return ImportGuard(self._policy, run.record_violation, self._options.cell_prefix)
 
     def _writer(self, name: str, limit: int, on_stream: StreamCallback | None) -> CappedWriter:
         return CappedWriter(
@@ -450,34 +494,43 @@ def _new_top_level_modules(before: set[str]) -> list[str]:
     return sorted({name.partition(".")[0] for name in added} - before)
 
 
-@contextlib.contextmanager
-def _as_main_module(module: types.ModuleType) -> Iterator[None]:
+class _as_main_module:
     """Make the cells' module `sys.modules["__main__"]` (pickle and dataclasses look there)."""
-    previous = sys.modules.get("__main__")
-    sys.modules["__main__"] = module
-    try:
-        yield
-    finally:
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self._module = module
+        self._previous: list[types.ModuleType | None] = []
+
+    def __enter__(self) -> None:
+        self._previous.append(sys.modules.get("__main__"))
+        sys.modules["__main__"] = self._module
+
+    def __exit__(self, *exc: object) -> None:
+        previous = self._previous.pop()
         if previous is not None:
             sys.modules["__main__"] = previous
         else:
             sys.modules.pop("__main__", None)
 
 
-@contextlib.contextmanager
-def _recursion_limit(levels: int) -> Iterator[None]:
+class _recursion_limit:
     """Allow `levels` nested calls below the current depth, for the run only."""
-    previous = sys.getrecursionlimit()
-    depth = 0
-    frame: types.FrameType | None = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    sys.setrecursionlimit(depth + levels)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
+
+    def __init__(self, levels: int) -> None:
+        self._levels = levels
+        self._previous = 0
+
+    def __enter__(self) -> None:
+        self._previous = sys.getrecursionlimit()
+        depth = 0
+        frame: types.FrameType | None = sys._getframe()
+        while frame is not None:
+            depth += 1
+            frame = frame.f_back
+        sys.setrecursionlimit(depth + self._levels)
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setrecursionlimit(self._previous)
 
 
 def _reseed_numpy() -> None:

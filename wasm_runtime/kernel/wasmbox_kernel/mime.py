@@ -33,11 +33,15 @@ _REPR_METHODS = {
     "application/json": "_repr_json_",
 }
 _JSON_TYPES = (dict, list, str, int, float)
+# Built-in types whose instances have no `_repr_*_` method and cannot be given one.
+_PLAIN_TYPES = frozenset({int, float, str, bool, type(None), list, dict, tuple, set, bytes})
 
 
 def mime_bundle(obj: object) -> MimeBundle:
     """All the representations of `obj` that can be computed; a failing `_repr_*_` is skipped.
     A plotly figure or altair chart gives its spec and a summary only (charts.py)."""
+    if type(obj) in _PLAIN_TYPES:  # exactly these: no subclass, nothing to look up on them
+        return _plain_bundle(obj)
     chart = chart_bundle(obj)
     if chart is not None:
         return chart
@@ -52,6 +56,17 @@ def mime_bundle(obj: object) -> MimeBundle:
                     if text is not None:
                         bundle[mime] = text
     if "application/json" not in bundle and isinstance(obj, _JSON_TYPES):
+        text = _json_text(obj)
+        if text is not None:
+            bundle["application/json"] = text
+    bundle["text/plain"] = _plain(obj)
+    return bundle
+
+
+def _plain_bundle(obj: object) -> MimeBundle:
+    """`mime_bundle` of a built-in value, without looking for methods it cannot have."""
+    bundle: MimeBundle = {}
+    if isinstance(obj, _JSON_TYPES):
         text = _json_text(obj)
         if text is not None:
             bundle["application/json"] = text

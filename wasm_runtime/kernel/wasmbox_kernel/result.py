@@ -7,6 +7,7 @@ leaves it `None`.
 
 from __future__ import annotations
 
+import json
 from typing import NotRequired, TypedDict
 
 Outcome = str
@@ -69,3 +70,10 @@ class KernelResult(TypedDict):
     policy: PolicyInfo | None
     # A hint on a result without an error (a run that showed nothing); absent otherwise.
     hint: NotRequired[str]
+
+
+def result_json(result: KernelResult) -> str:
+    """`result` as JSON text: the worker parses it in one call (sandbox/execute.ts), where
+    converting the dict crossed between Python and JavaScript once per value. Strings go as they
+    are (not escaped to ASCII), lone surrogates included, as the conversion gave them."""
+    return json.dumps(result, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
