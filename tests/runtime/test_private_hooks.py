@@ -121,3 +121,24 @@ def test_the_snapshot_restore_hook_and_the_loaded_packages_slot(hooks: dict[str,
 
 def test_a_file_placed_in_a_memfs_directory_reads_back(hooks: dict[str, Any]) -> None:
     assert hooks["memfsPlacedFile"] is True
+
+
+def test_every_change_to_a_file_moves_the_count_and_reads_do_not(hooks: dict[str, Any]) -> None:
+    """A run skips the scan of the working directory when the count did not move
+    (sandbox/file-changes.ts): a change it missed would be a file missing from `result.files`."""
+    moved = hooks["fileChanges"]
+    assert moved is not None, "MEMFS's operation tables are not where the count looks"
+    reads = {"read a file", "list and stat", "read again"}
+    assert {name for name, changed in moved.items() if not changed} == reads
+    assert len(moved) == 14
+
+
+def test_the_workers_walk_of_the_files_is_the_kernels_scan(hooks: dict[str, Any]) -> None:
+    """The worker walks the working directory in the kernel's place (sandbox/file-scan.ts): the
+    same files (links not followed, 16 levels deep, hidden ones too) with the same sizes, in
+    Python's order of names."""
+    scans = hooks["fileScan"]
+    assert scans["worker"] == scans["kernel"]
+    paths = [path for path, _ in scans["worker"]]
+    assert "a.d/x" in paths and ".hidden/.dot" in paths and "\U0001f600" in paths
+    assert not any(path.endswith("too-deep.txt") or "link" in path for path in paths)

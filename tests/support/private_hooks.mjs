@@ -5,6 +5,8 @@ import { createRequire } from "node:module";
 import { loadPyodide } from "pyodide";
 // Run with `node --import tsx`: the memory guard is the worker's own module.
 import { guardMemory } from "../../wasm_runtime/sandbox/memory-budget.ts";
+import { countFileChanges } from "../../wasm_runtime/sandbox/file-changes.ts";
+import { scanFiles } from "../../wasm_runtime/sandbox/file-scan.ts";
 
 const require = createRequire(import.meta.url);
 const pyodide = await loadPyodide();
@@ -55,6 +57,10 @@ console.log(
     loadedPackagesSlot: module.__hiwire_get(6) === pyodide.loadedPackages,
     // A file placed straight into a MEMFS directory reads back through the FS (placeFile).
     memfsPlacedFile: placedFileReadsBack(),
+    // Which file operations move the count of changes (sandbox/file-changes.ts).
+    fileChanges: fileChangesCounted(),
+    // The worker's walk of the files (sandbox/file-scan.ts) against the kernel's own scan.
+    fileScan: fileScansAgree(),
     // A dlopen handle whose flag at +8 is set gives its bases at +12 (memory) and +20 (table).
     placedHandle:
       asm.includes("else{memoryBase=HEAPU32[handle+12>>>2>>>0];tableBase=HEAPU32[handle+20>>>2>>>0]}") &&
@@ -89,6 +95,78 @@ function budgetHolds() {
     // Within the budget it still grows.
     grewWithin: (pyodide.runPython("small = bytearray(40 * 1024 * 1024)"), module.HEAP8.length > before),
   };
+}
+
+function fileChangesCounted() {
+  const changes = countFileChanges(pyodide);
+  if (!changes) return null;
+  pyodide.runPython(`
+import os
+os.makedirs("/tmp/changes/old", exist_ok=True)
+with open("/tmp/changes/kept.txt", "w") as f:
+    f.write("kept")
+held = open("/tmp/changes/held.txt", "w")
+`);
+  // Each as a cell of its own would do it; reads come first and last.
+  const operations = {
+    "read a file": "open('/tmp/changes/kept.txt').read()",
+    "list and stat": "os.listdir('/tmp/changes'); os.stat('/tmp/changes/kept.txt')",
+    "create a file": "open('/tmp/changes/new.txt', 'x').close()",
+    "write to a file opened earlier": "held.write('x'); held.flush()",
+    "truncate": "os.truncate('/tmp/changes/kept.txt', 1)",
+    "set the times": "os.utime('/tmp/changes/kept.txt', (1, 1))",
+    "make a directory": "os.mkdir('/tmp/changes/dir')",
+    "rename": "os.rename('/tmp/changes/new.txt', '/tmp/changes/renamed.txt')",
+    "link": "os.symlink('/tmp/changes/kept.txt', '/tmp/changes/link')",
+    "delete a file": "os.remove('/tmp/changes/renamed.txt')",
+    "remove a directory": "os.rmdir('/tmp/changes/old')",
+    "write through mmap": `
+import mmap
+with open('/tmp/changes/kept.txt', 'r+b') as f, mmap.mmap(f.fileno(), 1) as m:
+    m[0:1] = b'K'
+    m.flush()`,
+    "write with FS.writeFile": null,
+    "read again": "open('/tmp/changes/kept.txt', 'rb').read()",
+  };
+  const moved = {};
+  for (const [name, code] of Object.entries(operations)) {
+    const before = changes();
+    if (code === null) pyodide.FS.writeFile("/tmp/changes/host.txt", "from the host");
+    else pyodide.runPython(code);
+    moved[name] = changes() > before;
+  }
+  return moved;
+}
+
+function fileScansAgree() {
+  const source = new URL("../../wasm_runtime", import.meta.url).pathname;
+  pyodide.FS.mkdirTree("/src/wasm_runtime");
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: source }, "/src/wasm_runtime");
+  pyodide.runPython(`
+import os, sys
+sys.path.insert(0, "/src/wasm_runtime/kernel")
+root = "/tmp/scanned"
+for d in ("a/b/c", "a.d", ".hidden", "empty", "z" + "/y" * 17):
+    os.makedirs(os.path.join(root, d), exist_ok=True)
+for name in ("a/b/c/deep.csv", "a.txt", "a.d/x", ".hidden/.dot", "B", "é", "\\uffff", "\\U0001f600",
+             "z" + "/y" * 16 + "/in.txt", "z" + "/y" * 17 + "/too-deep.txt"):
+    with open(os.path.join(root, name), "w") as f:
+        f.write(name)
+os.symlink(os.path.join(root, "a.txt"), os.path.join(root, "link"))
+os.symlink(os.path.join(root, "a"), os.path.join(root, "dirlink"))
+`);
+  const python = pyodide.runPython(`
+from wasmbox_kernel.fsscan import scan
+import json
+json.dumps([[path, size] for path, (size, _) in scan(root).items()])
+`);
+  const mine = pyodide.globals.get("__import__")("wasmbox_kernel.fsscan").fsscan;
+  const text = scanFiles(pyodide.FS, "/tmp/scanned");
+  const unpacked = mine.unpack(text).toJs({ dict_converter: (entries) => entries });
+  mine.destroy();
+  pyodide.FS.unmount("/src/wasm_runtime");
+  // In the order each found them: path and size.
+  return { kernel: JSON.parse(python), worker: [...unpacked].map(([path, [size]]) => [path, size]) };
 }
 
 function placedFileReadsBack() {

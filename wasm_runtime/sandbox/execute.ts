@@ -1,5 +1,5 @@
 // One run inside the worker: packages from imports, the kernel, the heap size out.
-import type { PyProxy } from "pyodide/ffi";
+import type { PyCallable, PyProxy } from "pyodide/ffi";
 import type { KernelResult, RunHost, StreamName, WorkerReply } from "../protocol/types.js";
 import { beginAudit, endAudit } from "./csp-audit.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
@@ -91,13 +91,28 @@ export async function runCell(
     onCell(false);
     interrupts?.end();
   }
-  const result = proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false }) as KernelResult;
-  proxy.destroy();
-  const attempts = await endAudit();
+  // Its wait for the browser's events of this run overlaps the work below.
+  const audited = endAudit();
+  const result = resultOf(kernel, proxy);
   result.audit.peakMemoryBytes = peakMemory();
   memoryBudget?.endRun(result);
+  const attempts = await audited;
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
+}
+
+/**
+ * The kernel's result, as JSON text parsed here: converting the dict itself crosses between
+ * Python and JavaScript once per value, which a run that wrote thousands of files pays for each.
+ */
+function resultOf(kernel: PyProxy, proxy: PyProxy): KernelResult {
+  const toJson = kernel.result_json as PyCallable;
+  try {
+    return JSON.parse(toJson(proxy) as string) as KernelResult;
+  } finally {
+    toJson.destroy();
+    proxy.destroy();
+  }
 }
 
 /** A run cancelled before its cell ran: the state is intact. */

@@ -160,3 +160,22 @@ export function placeFile(directory: MemfsNode, name: string, data: Uint8Array):
   node.contents = data;
   node.usedBytes = data.length;
 }
+
+// For the count of file changes (file-changes.ts), also checked by tests/runtime/test_private_hooks.py:
+//   FS.filesystems.MEMFS.ops_table   the operation tables every MEMFS node and open stream share
+
+type Operation = (...args: unknown[]) => unknown;
+
+/** One kind of MEMFS node's operations (a directory's, a file's, a link's): on the node, on its streams. */
+export interface MemfsOperations {
+  node?: Record<string, Operation | undefined>;
+  stream?: Record<string, Operation | undefined>;
+}
+
+/** MEMFS's operation tables, or null where they are not (not made yet, or another Pyodide). */
+export function memfsOperations(FS: PyodideInterface["FS"]): MemfsOperations[] | null {
+  const memfs = (FS as unknown as { filesystems?: { MEMFS?: { ops_table?: Record<string, MemfsOperations> | null } } })
+    .filesystems?.MEMFS;
+  const tables = memfs?.ops_table;
+  return tables && typeof tables === "object" ? Object.values(tables) : null;
+}

@@ -16,6 +16,8 @@ import { AnswerLine } from "./answer-line.js";
 import { HostCalls } from "./host-calls.js";
 import { listFiles, readFile, readFiles, writeFile } from "./files.js";
 import { describeFiles } from "./describe.js";
+import { countFileChanges } from "./file-changes.js";
+import { scanFiles } from "./file-scan.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
@@ -70,6 +72,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
   const memoryBudget = guardMemory(runtime.pyodide);
   const memoryFigures = new MemoryFigures(runtime.pyodide);
   initFilesystem(runtime);
+  const fileChanges = countFileChanges(runtime.pyodide);
   let kernel: PyProxy | null = null;
   // The cell under way, if any: a preload takes its next step only once it is over.
   let cell: Promise<unknown> = Promise.resolve();
@@ -101,6 +104,8 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
         case "configure":
           memoryBudget?.set(request.config.memoryBudgetBytes);
           kernel = await initKernel(runtime, request.config);
+          // The kernel rescans its files only after a change, and walks them in JavaScript.
+          if (fileChanges) kernel.watch_files(fileChanges, (root: string) => scanFiles(runtime.pyodide.FS, root));
           return post({ type: "done", id });
         case "execute": {
           if (!kernel) throw new RequestFailed("the sandbox is not configured");

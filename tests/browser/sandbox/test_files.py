@@ -33,6 +33,17 @@ def test_files_go_in_with_execute_and_come_out_in_the_result(sdk: SdkPage, sandb
     assert read_text(sdk, sandbox, "out.csv") == "A,B\n"
 
 
+def test_a_write_after_a_run_that_changed_no_file_is_reported(sdk: SdkPage, sandbox: str) -> None:
+    """A run that changed no file skips the scan of the working directory (the worker counts
+    the file system's changes, sandbox/file-changes.ts); a write through a file object an
+    earlier run opened, in a later run, is still one of that run's files."""
+    opened = sdk.run(sandbox, "late = open('late.txt', 'w')")
+    assert [f["path"] for f in opened["files"]] == ["late.txt"]
+    assert sdk.run(sandbox, "1 + 1")["files"] == []
+    written = sdk.run(sandbox, "late.write('x'); late.flush()")
+    assert written["files"] == [{"path": "late.txt", "size": 1, "mime": "text/plain"}]
+
+
 @pytest.mark.parametrize(
     "path",
     [
