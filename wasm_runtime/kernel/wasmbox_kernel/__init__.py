@@ -21,6 +21,9 @@ The JavaScript worker creates one kernel per worker and calls it like this::
 `prepare_interpreter()`: the worker calls it once at boot, before any package loads (see
     `interpreter.py`); `Kernel()` calls it too.
 `Kernel.close()`: forgets the kernel's cells (their lines in `linecache`) and globals.
+`Kernel.result_json(result)` -> the result as JSON text (the worker parses it in one call).
+`Kernel.watch_files(changes, scan=None)`: the worker's count of file system changes (a run that
+    changed nothing is not scanned) and, optionally, its own walk of the files (`fsscan.unpack`).
 `Kernel.describe_files()` -> a bounded text preview of the working directory's data files
     (`describe_workspace(cwd)` gives the same from Python; see `workspace.py`).
 `Kernel.environment()` -> `{"python", "packages", "limits", "notes"}` (see `environment.py`).

@@ -11,7 +11,7 @@ import os
 import random
 import sys
 import types
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, CompiledCells, compile_cell, evaluate, parse_cell
