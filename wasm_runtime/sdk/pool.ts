@@ -46,6 +46,30 @@ function refillWhenIdle(frameUrl: string, activity: Activity, hold: Promise<unkn
 // Frame URLs whose spare has been asked to exercise the interpreter (once per page is enough).
 const exercised = new Set<string>();
 
+// A session's first plot is its slowest first step (installing and importing matplotlib and
+// drawing a first figure, seconds), and charts are among the commonest first answers. So a spare
+// the page asked to load nothing loads these, but only once it has rehearsed and the page has been
+// quiet (no sandbox starting or running code) for IDLE_PRELOAD_QUIET_MS, and only while it is
+// still unclaimed: a page that never plots pays for it with idle CPU and the spare's memory,
+// never with a slower run. `Sandbox.warmup({ idlePackages: [] })` turns it off.
+const IDLE_PACKAGES = ["matplotlib"];
+const IDLE_PRELOAD_QUIET_MS = 2_000;
+const idlePackages = new Map<string, string[]>();
+
+/** Once the page is quiet, `engine` (still `frameUrl`'s unclaimed spare) preloads the idle packages. */
+function preloadWhenQuiet(frameUrl: string, spare: Promise<Engine>, engine: Engine, activity: Activity): void {
+  const packages = idlePackages.get(frameUrl) ?? IDLE_PACKAGES;
+  const attempt = (): void => {
+    if (!packages.length || spares.get(frameUrl) !== spare || !engine.alive) return;
+    if (activity.busy || activity.sinceChange() < IDLE_PRELOAD_QUIET_MS)
+      return void setTimeout(attempt, REFILL_POLL_MS);
+    mark("spare-idle-preload");
+    // Claimed meanwhile, the worker goes on between the session's cells (its preload pauses for them).
+    engine.call({ type: "preload", packages }).catch(() => undefined);
+  };
+  attempt();
+}
+
 function refill(frameUrl: string, activity: Activity, packages: string[] = []): void {
   const spare = Engine.start(frameUrl, activity);
   spares.set(frameUrl, spare);
@@ -56,7 +80,7 @@ function refill(frameUrl: string, activity: Activity, packages: string[] = []): 
       if (packages.length) engine.call({ type: "preload", packages }).catch(() => undefined);
       else if (spares.get(frameUrl) === spare) {
         engine.call({ type: "rehearse", exercise: !exercised.has(frameUrl) }).then(
-          () => mark("spare-rehearsed"),
+          () => (mark("spare-rehearsed"), preloadWhenQuiet(frameUrl, spare, engine, activity)),
           () => undefined,
         );
         exercised.add(frameUrl);
@@ -111,21 +135,34 @@ export function dropSpare(frameUrl: string): void {
   );
 }
 
+/** `Sandbox.warmup`'s options. */
+export interface WarmupOptions {
+  /** Loaded and imported by this spare once booted. */
+  packages?: string[];
+  refill?: Refill;
+  /** Loaded by every spare asked for nothing else, once the page is quiet (default ["matplotlib"]). */
+  idlePackages?: string[];
+}
+
+const packageNames = (packages: unknown): packages is string[] =>
+  Array.isArray(packages) && packages.length <= 50 && packages.every((p) => typeof p === "string" && p.length < 100);
+
 /** `Sandbox.warmup`'s options, checked, then `warmSpare`; bad options reject with a TypeError. */
 export function warmup(
   frameUrl: string,
   activity: Activity,
-  { packages = [], refill = "soon" }: { packages?: string[]; refill?: Refill },
+  { packages = [], refill = "soon", idlePackages: idle }: WarmupOptions,
 ): Promise<void> {
   if (refill !== "soon" && refill !== "quiet") {
     return Promise.reject(new TypeError('warmup refill must be "soon" or "quiet"'));
   }
-  if (
-    !Array.isArray(packages) ||
-    packages.length > 50 ||
-    !packages.every((p) => typeof p === "string" && p.length < 100)
-  ) {
-    return Promise.reject(new TypeError("warmup packages must be a list of at most 50 package names"));
+  for (const [option, names] of [
+    ["packages", packages],
+    ["idlePackages", idle ?? []],
+  ] as const) {
+    if (!packageNames(names))
+      return Promise.reject(new TypeError(`warmup ${option} must be a list of at most 50 package names`));
   }
+  if (idle) idlePackages.set(frameUrl, [...idle]);
   return warmSpare(frameUrl, activity, [...packages], refill);
 }

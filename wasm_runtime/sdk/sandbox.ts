@@ -22,7 +22,7 @@ import {
   type SandboxState,
   type Settings,
 } from "./options.js";
-import { dropSpare, warmup, type Refill } from "./pool.js";
+import { dropSpare, warmup, type WarmupOptions } from "./pool.js";
 import { followStart } from "./progress.js";
 import { Registry } from "./registry.js";
 import { expectReply, type EngineRequest, type ReplyOf } from "./reply.js";
@@ -179,8 +179,10 @@ export class Sandbox extends EventTarget {
    * it finds `import pandas` instant; already imported, they do not show in `audit.importedModules`.
    * `refill` says when a claimed spare's replacement boots: "soon" (default: once the page is
    * idle, within 1.5 s) or "quiet" (after 1 s with no sandbox starting or running code).
+   * `idlePackages` (default ["matplotlib"]) are loaded by a spare asked for no packages, once the
+   * page is quiet and while nobody has claimed it; `[]` turns that off (pool.ts).
    */
-  static warmup(options: { packages?: string[]; refill?: Refill } = {}): Promise<void> {
+  static warmup(options: WarmupOptions = {}): Promise<void> {
     return warmup(FRAME_URL, Sandbox.registry().activity, options);
   }
 

@@ -81,3 +81,57 @@ def test_a_spare_preloads_matplotlib_with_the_sandbox_backend(
         "shown": ["image/png"],
     }
     context.close()
+
+
+# A spare asked for no packages, once the page is quiet, loads the idle packages (matplotlib by
+# default); with `idlePackages: []` it loads nothing. Returns what the claimed worker then holds.
+IDLE_SPARE = """async ([options]) => {
+  wasmbox.Sandbox.cooldown();
+  await wasmbox.Sandbox.warmup(options);
+  const preloading = () => performance.getEntriesByName("wasmbox:spare-idle-preload").length > 0;
+  const rehearsed = () => performance.getEntriesByName("wasmbox:spare-rehearsed").length > 0;
+  const until = performance.now() + 60000;
+  while (!preloading() && !(rehearsed() && options.idlePackages) && performance.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  // Past the quiet time the preload waits for: with it turned off, nothing starts meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+  const check = "import sys\\n'matplotlib.pyplot' in sys.modules";
+  for (let i = 0; i < 300 && preloading(); i++) {
+    if ((await sb.execute(check)).value["text/plain"] === "True") break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const held = (await sb.execute(check)).value["text/plain"];
+  await sb.close();
+  return { preloading: preloading(), held };
+}"""
+
+
+def test_a_quiet_pages_spare_preloads_matplotlib_unless_told_not_to(
+    browser: Browser, isolated_server: str
+) -> None:
+    outcomes = []
+    for options in ({}, {"idlePackages": []}):
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{isolated_server}{SDK_PAGE}")
+        page.wait_for_function("() => window.sdkReady === true")
+        outcomes.append(page.evaluate(IDLE_SPARE, [options]))
+        context.close()
+    assert outcomes == [
+        {"preloading": True, "held": "True"},
+        {"preloading": False, "held": "False"},
+    ]
+
+
+def test_warmup_refuses_malformed_idle_packages(browser: Browser, isolated_server: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{isolated_server}{SDK_PAGE}")
+    page.wait_for_function("() => window.sdkReady === true")
+    message = page.evaluate(
+        "wasmbox.Sandbox.warmup({ idlePackages: 'matplotlib' })"
+        ".then(() => 'accepted', (e) => e.message)"
+    )
+    assert message == "warmup idlePackages must be a list of at most 50 package names"
+    context.close()
