@@ -111,7 +111,8 @@ def test_a_quiet_pages_spare_preloads_matplotlib_unless_told_not_to(
     browser: Browser, isolated_server: str
 ) -> None:
     outcomes = []
-    for options in ({}, {"idlePackages": []}):
+    choices: tuple[dict[str, list[str]], ...] = ({}, {"idlePackages": []})
+    for options in choices:
         context = browser.new_context()
         page = context.new_page()
         page.goto(f"{isolated_server}{SDK_PAGE}")
