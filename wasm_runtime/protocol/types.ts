@@ -110,7 +110,9 @@ export type WorkerRequest =
   | { type: "list-files"; id: number }
   | { type: "environment"; id: number }
   | { type: "describe-files"; id: number }
-  | { type: "preload"; id: number; packages: string[] }
+  // `quietMs`: each step waits until no other request has come or ended for that long (a spare's
+  // idle preload, which a session that claimed it must not wait for); else only for no cell.
+  | { type: "preload"; id: number; packages: string[]; quietMs?: number }
   // A spare nobody waits for runs throwaway cells (sandbox/rehearsal.ts), and with `exercise`
   // warms the interpreter's code for the page's first heavy cell; it stops at the next request.
   | { type: "rehearse"; id: number; exercise: boolean }

@@ -39,6 +39,8 @@ const describeError = (error: unknown): ErrorInfo => {
   return { name: e.name, message: e.message, traceback: e.stack ?? "" };
 };
 
+const QUIET_POLL_MS = 50;
+
 async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }: WorkerBoot): Promise<void> {
   const post = (reply: WorkerReply, transfer: Transferable[] = []) => port.postMessage(reply, transfer);
   const interrupts = interrupt ? new RunInterrupts(interrupt) : null;
@@ -54,16 +56,29 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
   const handler = new Promise<(request: WorkerRequest) => Promise<void>>((resolve) => (booted = resolve));
   let queue = Promise.resolve();
   let waiting = 0; // requests queued behind the current one
+  // Requests other than preloads under way, and when one last came or ended: a preload that was
+  // asked to wait for quiet (`quietMs`) takes each step only once the session is that quiet.
+  let underWay = 0;
+  let lastRequestAt = 0;
+  const settled = (): void => {
+    underWay--;
+    lastRequestAt = performance.now();
+  };
   port.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     const request = event.data;
     if (request.type === "runtime-file") return;
     // Answers to a run's awaited host calls arrive while that run is the request under way.
     if (request.type === "host-answer") return hostCalls.receive(request);
     waiting++;
+    const counted = request.type !== "preload";
+    if (counted) {
+      underWay++;
+      lastRequestAt = performance.now();
+    }
     queue = queue.then(async () => {
       const handle = await handler;
       waiting--;
-      return handle(request);
+      return counted ? handle(request).finally(settled) : handle(request);
     });
   });
   const runtime = await initRuntime(runtimeUrl, routeRuntimeFetches(runtimeUrl, port, pushed), snapshot);
@@ -84,6 +99,15 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
       if (current === cell) return;
     }
   };
+  /** Once no request is under way and none has come or ended for `ms`. */
+  const quietFor = async (ms: number): Promise<void> => {
+    for (;;) {
+      await noCell();
+      const left = lastRequestAt + ms - performance.now();
+      if (underWay === 0 && left <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(left, QUIET_POLL_MS)));
+    }
+  };
 
   const handle = async (request: WorkerRequest): Promise<void> => {
     const { id } = request;
@@ -94,7 +118,11 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
         case "preload":
           // In the background: claiming and configuring this worker must not wait for pandas.
           // Its imports fill the heap between runs: each step makes the next run measure afresh.
-          void preloadPackages(runtime, request.packages, () => noCell().then(() => memoryFigures.forget()))
+          // A spare's idle preload (`quietMs`) never slows a session that runs cells back to back:
+          // after a claim it goes on only in the session's pauses.
+          void preloadPackages(runtime, request.packages, () =>
+            (request.quietMs ? quietFor(request.quietMs) : noCell()).then(() => memoryFigures.forget()),
+          )
             .catch((e: unknown) => void loaderLog.push(`preload: ${e}`))
             .finally(() => memoryFigures.forget());
           return post({ type: "done", id });

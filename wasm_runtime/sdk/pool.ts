@@ -54,6 +54,9 @@ const exercised = new Set<string>();
 // never with a slower run. `Sandbox.warmup({ idlePackages: [] })` turns it off.
 const IDLE_PACKAGES = ["matplotlib"];
 const IDLE_PRELOAD_QUIET_MS = 2_000;
+// Claimed in the middle, the worker goes on with it only once the session has sent nothing for this
+// long: cells back to back never wait for its steps, a user's or a model's pauses finish it.
+const IDLE_PRELOAD_SESSION_QUIET_MS = 1_000;
 const idlePackages = new Map<string, string[]>();
 
 /** Once the page is quiet, `engine` (still `frameUrl`'s unclaimed spare) preloads the idle packages. */
@@ -64,8 +67,7 @@ function preloadWhenQuiet(frameUrl: string, spare: Promise<Engine>, engine: Engi
     if (activity.busy || activity.sinceChange() < IDLE_PRELOAD_QUIET_MS)
       return void setTimeout(attempt, REFILL_POLL_MS);
     mark("spare-idle-preload");
-    // Claimed meanwhile, the worker goes on between the session's cells (its preload pauses for them).
-    engine.call({ type: "preload", packages }).catch(() => undefined);
+    engine.call({ type: "preload", packages, quietMs: IDLE_PRELOAD_SESSION_QUIET_MS }).catch(() => undefined);
   };
   attempt();
 }
