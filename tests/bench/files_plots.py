@@ -4,6 +4,7 @@ pairplot next to native CPython's. Each row goes to `row(label, text)`. Figures 
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -104,8 +105,107 @@ def first_plot(page: EnginePage, runs: int, row: Row) -> None:
         first.append(run(page, fresh, FIRST_PLOT, timeoutMs=PLOT_TIMEOUT_MS)[1])
         second.append(run(page, fresh, FIRST_PLOT, timeoutMs=PLOT_TIMEOUT_MS)[1])
         close(page, fresh)
-    row("first plot of a session", summary(first))
+    row("first plot of a session, created at once (no idle time)", summary(first))
     row("second plot of a session", summary(second))
+
+
+def first_plots(page: EnginePage, runs: int, row: Row) -> None:
+    """Every first-plot row: at once, after a quiet page's idle time, and what a session that
+    claims the spare mid-preload pays; leaves the page a new document."""
+    first_plot(page, runs, row)
+    quiet_first_plot(page, runs, row)
+    claimed_mid_preload(page, row)
+
+
+# A page's first plot as a user meets it: the page warmed its spare at load and has been open and
+# quiet for a while (a question typed, the model's answer) when the session is created and plots
+# at once. A new document per sample, the spare's idle matplotlib preload on (the default) and
+# off (`idlePackages: []`) in turn, so both see the same load. The cell says whether pyplot was
+# imported before it began.
+QUIET_PAGE_S = (5, 10)
+PRELOADED = "import sys\npre = 'matplotlib.pyplot' in sys.modules\n"
+QUIET_FIRST_PLOT = """async ([idlePackages, openMs, code, timeoutMs]) => {
+  await wasmbox.Sandbox.warmup(idlePackages ? { idlePackages } : {});
+  await new Promise((resolve) => setTimeout(resolve, openMs - performance.now()));
+  const t = performance.now();
+  const sb = await wasmbox.Sandbox.create({ timeoutMs });
+  const result = await sb.execute(code);
+  const ms = performance.now() - t;
+  await sb.close();
+  if (result.outcome !== "OUTCOME_OK") throw new Error(`the plot failed: ${result.outcome}`);
+  return { ms, preloaded: result.value["text/plain"] === "True" };
+}"""
+# A session that claims the spare while its idle preload is under way (0-2 s into it), then runs
+# `1+1` ten times back to back: the preload goes on between the session's cells, and a cell that
+# arrives during one of its steps waits for that step. Off: the same moment after the rehearsal.
+CLAIM_OFFSETS_MS = (0, 500, 1000, 1500, 2000)
+MID_PRELOAD = """async ([idlePackages, afterMs]) => {
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const marked = (name) => performance.getEntriesByName(`wasmbox:${name}`).length > 0;
+  await wasmbox.Sandbox.warmup(idlePackages ? { idlePackages } : {});
+  const until = performance.now() + 120000;
+  while (!marked("spare-rehearsed") && performance.now() < until) await sleep(20);
+  if (idlePackages) await sleep(2000); // when the preload would have started
+  else while (!marked("spare-idle-preload") && performance.now() < until) await sleep(20);
+  await sleep(afterMs);
+  const t0 = performance.now();
+  const sb = await wasmbox.Sandbox.create();
+  const first = await sb.execute("1+1");
+  const t1 = performance.now();
+  for (let i = 0; i < 9; i++) await sb.execute("1+1");
+  const t2 = performance.now();
+  await sb.close();
+  if (first.outcome !== "OUTCOME_OK") throw new Error(`1+1 failed: ${first.outcome}`);
+  return { first: t1 - t0, next: (t2 - t1) / 9 };
+}"""
+
+
+def new_document(page: EnginePage) -> None:
+    """The same page navigated again: a new document, a new spare, warm HTTP caches."""
+    href = page.evaluate("location.href")
+    page.goto("about:blank")  # a repeat visit is a new document (Firefox aborts a same-URL one)
+    page.goto(href)
+    page.wait_for_function("window.sdkReady === true", timeout=PLOT_TIMEOUT_MS)
+
+
+def quiet_first_plot(page: EnginePage, runs: int, row: Row) -> None:
+    """A page's first plot after it has been open and quiet for QUIET_PAGE_S, with the spare's
+    idle preload and without it, alternating; leaves the page a new document."""
+    on, off = "idle preload on (default)", "idlePackages: []"
+    modes: dict[str, list[str] | None] = {on: None, off: []}
+    code = PRELOADED + FIRST_PLOT + "\npre"
+    for seconds in QUIET_PAGE_S:
+        samples: dict[str, list[float]] = {mode: [] for mode in modes}
+        preloaded = dict.fromkeys(modes, 0)
+        for n in range(runs):
+            for mode in list(modes) if n % 2 == 0 else list(reversed(modes)):
+                new_document(page)
+                args = [modes[mode], seconds * 1000, code, PLOT_TIMEOUT_MS]
+                timed = page.evaluate(QUIET_FIRST_PLOT, args)
+                samples[mode].append(float(timed["ms"]))
+                preloaded[mode] += bool(timed["preloaded"])
+        for mode in modes:
+            before = f"  pyplot imported before: {preloaded[mode]}/{runs}"
+            row(f"first plot, page open {seconds} s, {mode}", summary(samples[mode]) + before)
+        ratio = statistics.median(samples[on]) / statistics.median(samples[off])
+        row(f"  page open {seconds} s: on / off (medians)", f"{ratio:8.2f}x")
+
+
+def claimed_mid_preload(page: EnginePage, row: Row) -> None:
+    """A session claiming the spare 0-2 s into its idle preload, against the same moment with
+    the preload off (alternating): create + the first `1+1`, and each of the next nine."""
+    modes: dict[str, list[str] | None] = {"spare claimed mid-preload": None, "idlePackages: []": []}
+    first: dict[str, list[float]] = {mode: [] for mode in modes}
+    following: dict[str, list[float]] = {mode: [] for mode in modes}
+    for n, offset in enumerate(CLAIM_OFFSETS_MS):
+        for mode in list(modes) if n % 2 == 0 else list(reversed(modes)):
+            new_document(page)
+            timed = page.evaluate(MID_PRELOAD, [modes[mode], offset])
+            first[mode].append(float(timed["first"]))
+            following[mode].append(float(timed["next"]))
+    for mode in modes:
+        row(f"create + first 1+1, {mode}", summary(first[mode]))
+        row(f"  each next 1+1 (9 back to back), {mode}", summary(following[mode]))
 
 
 def pairplot(page: EnginePage, runs: int, row: Row) -> None:

@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from tests.bench import files_plots
-from tests.bench.files_plots import FIRST_PLOT, PLOT_TIMEOUT_MS, close, create
+from tests.bench.files_plots import FIRST_PLOT, PLOT_TIMEOUT_MS, PRELOADED, close, create
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
 from tests.support.engines import ENGINE_GAPS, ENGINES, EnginePage, launch
@@ -56,8 +56,6 @@ CREATE_WARMED = """async ([packages, typingMs]) => {
   await new Promise((resolve) => setTimeout(resolve, typingMs));
   return id;
 }"""
-# Whether the preload was over when the cell began (its value).
-PRELOADED = "import sys\npre = 'matplotlib.pyplot' in sys.modules\n"
 PARTS = ("recursion", "settle", "files", "plot", "pairplot")
 
 
@@ -107,7 +105,7 @@ def settle(page: EnginePage, sandbox: str) -> None:
 
 
 def plot(page: EnginePage) -> None:
-    files_plots.first_plot(page, RUNS, row)
+    files_plots.first_plots(page, RUNS, row)
     for packages in ([], ["matplotlib"]):
         warmed, preloaded = [], 0
         for _ in range(RUNS):

@@ -7,7 +7,9 @@ files in one run, a session's first plot, and a seaborn pairplot next to native 
 W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
 worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
 `--only raw` prints those rows alone; `--only files` the 10,000 files alone, `--only plots` the
-plot rows alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
+plot rows alone, `--only first-plot` the first-plot rows without the pairplot (at once, on a
+page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session claiming
+the spare mid-preload); `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
 `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt
 mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of 20 files)
 alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe
@@ -349,6 +351,7 @@ def measure(engine: str, only: str, table: Table) -> str:
                 lambda page, row: many_files_against_baseline(browser, page, row),
             ),
             "plots": ("plots", lambda page, row: files_and_plots(page, "plots", row)),
+            "first-plot": ("first plot", first_plots),
         }
         if only in one_page:
             name, body = one_page[only]
@@ -578,8 +581,12 @@ def files_and_plots(page: EnginePage, part: str, row: Row) -> None:
         finally:
             files_plots.close(page, sandbox)
         return
-    files_plots.first_plot(page, RUNS, row)
+    files_plots.first_plots(page, RUNS, row)
     files_plots.pairplot(page, RUNS, row)
+
+
+def first_plots(page: EnginePage, row: Row) -> None:
+    files_plots.first_plots(page, RUNS, row)
 
 
 def many_files_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
@@ -709,7 +716,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="samples per row")
     parser.add_argument(
         "--only",
-        choices=["all", "raw", "sessions", "w11", "tools", "describe", "files", "plots"],
+        choices=[
+            "all",
+            "raw",
+            "sessions",
+            "w11",
+            "tools",
+            "describe",
+            "files",
+            "plots",
+            "first-plot",
+        ],
         default="all",
         help="which rows",
     )
