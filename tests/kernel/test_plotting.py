@@ -50,3 +50,21 @@ def test_warming_a_package_without_a_warm_up_does_nothing(tmp_path, kernel_root)
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert completed.stdout.strip() == "False"
+
+
+def test_a_preloads_smaller_import_steps_are_ones_the_package_imports_anyway(kernel_root):
+    """The steps before matplotlib's own imports (pylab among them) add no module of their own."""
+    if importlib.util.find_spec("matplotlib") is None:
+        pytest.skip("matplotlib is not installed")
+    script = (
+        f"import sys; sys.path.insert(0, {str(kernel_root)!r})\n"
+        "import os; os.environ['MPLBACKEND'] = 'Agg'\n"
+        "from wasmbox_kernel.plotting import import_steps\n"
+        "steps = import_steps('matplotlib')\n"
+        "import pylab\n"
+        "print(bool(steps) and all(m in sys.modules for m in steps), import_steps('numpy'))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.strip() == "True []"

@@ -127,21 +127,25 @@ export async function initRuntime(
  * for (it did, up to the watchdog's package grace, and a run's deadline went by before it began).
  */
 export async function preloadPackages(runtime: Runtime, packages: string[], idle: () => Promise<void>): Promise<void> {
-  for (const name of packages.filter((p) => p in runtime.manifest.packages && p !== KERNEL_PACKAGE)) {
-    await idle();
-    await runtime.pyodide.loadPackage([name], quiet);
-    for (const module of runtime.manifest.packages[name]?.imports ?? []) {
+  const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
+  try {
+    for (const name of packages.filter((p) => p in runtime.manifest.packages && p !== KERNEL_PACKAGE)) {
       await idle();
-      runtime.pyodide.pyimport(module).destroy();
-    }
-    // What the package's first use pays once more (matplotlib: its first figure), paid now.
-    await idle();
-    const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
-    try {
+      await runtime.pyodide.loadPackage([name], quiet);
+      // Smaller steps first where the kernel names them (matplotlib: numpy, then matplotlib...).
+      const steps = plotting.import_steps(name) as PyProxy;
+      const modules = [...(steps.toJs() as string[]), ...(runtime.manifest.packages[name]?.imports ?? [])];
+      steps.destroy();
+      for (const module of modules) {
+        await idle();
+        runtime.pyodide.pyimport(module).destroy();
+      }
+      // What the package's first use pays once more (matplotlib: its first figure), paid now.
+      await idle();
       plotting.warm_package(name);
-    } finally {
-      plotting.destroy();
     }
+  } finally {
+    plotting.destroy();
   }
 }
 

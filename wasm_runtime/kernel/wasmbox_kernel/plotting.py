@@ -49,6 +49,17 @@ def warm_matplotlib() -> None:
 # What a spare does after preloading a package, by package name (runtime.ts: preloadPackages).
 WARMERS = {"matplotlib": warm_matplotlib}
 
+# Modules a spare imports one at a time before a package's own imports, by package name: each
+# import is one step of the preload, and a request that arrives during a step waits for it, so
+# the session that claims a spare mid-preload waits for a part of `import pylab`, not all of it.
+# Each is one that the package's own imports import anyway.
+IMPORT_STEPS = {"matplotlib": ("numpy", "matplotlib", "matplotlib.pyplot")}
+
+
+def import_steps(name: str) -> list[str]:
+    """The modules to import one by one before the package `name`'s own imports."""
+    return list(IMPORT_STEPS.get(name, ()))
+
 
 def warm_package(name: str) -> None:
     """The warm-up for the package `name` that a spare just imported, if it has one."""
