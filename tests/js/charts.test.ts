@@ -1,10 +1,11 @@
-// Interactive charts on the host side: the validator's cap on a chart spec, and the summary the
-// model gets instead of the spec.
+// Interactive charts: the validator's cap on a chart spec, the summary the model gets instead of
+// the spec, and what the chart frame removes from a spec before drawing it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LIMITS } from "../../wasm_runtime/protocol/limits.ts";
 import { parseWorkerMessage } from "../../wasm_runtime/protocol/validate.ts";
 import { chartSummary } from "../../wasm_runtime/sdk/agent/chart-summary.ts";
+import { withoutLinks } from "../../web/src/charts/frame-side.ts";
 import { resultForModel } from "../../wasm_runtime/sdk/agent/model-result.ts";
 import { okResult } from "./agent-support.ts";
 
@@ -98,4 +99,19 @@ test("the model gets the summaries, never the spec", () => {
   const report = JSON.parse(resultForModel(result));
   assert.deepEqual(report.charts, ["plotly scatter chart, 1 trace(s), 2 points (shown to the user, interactive)"]);
   assert.doesNotMatch(resultForModel(result), /"y"/);
+});
+
+test("links in a spec's text lose their tags; columns of numbers are kept as they are", () => {
+  const x = Array.from({ length: 1000 }, (_, i) => i);
+  const spec = {
+    data: [{ x, y: [1, null, 3], text: ["<a href='javascript:alert(1)'>one</a>", 2] }],
+    layout: { title: { text: "<A HREF=x>Sales</a> <b>bold</b>" }, annotations: [{ text: "<a>a</a>" }] },
+  };
+  const safe = withoutLinks(spec) as typeof spec;
+  assert.equal(safe.data[0]!.x, x); // not copied: nothing in it can link
+  assert.deepEqual(safe.data[0]!.y, [1, null, 3]);
+  assert.deepEqual(safe.data[0]!.text, ["one", 2]);
+  assert.equal(safe.layout.title.text, "Sales <b>bold</b>");
+  assert.equal(safe.layout.annotations[0]!.text, "a");
+  assert.match(spec.data[0]!.text[0] as string, /href/); // the spec itself is left alone
 });

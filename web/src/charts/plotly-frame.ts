@@ -20,6 +20,9 @@ const CONFIG = {
   showEditInChartStudio: false,
   linkText: "",
   topojsonURL: "",
+  // WebGL traces drawn at the screen's own density: plotly's default, 2, draws four times the
+  // pixels a 1x screen shows, which software WebGL (no GPU) pays for on every chart.
+  plotGlPixelRatio: Math.min(Math.max(window.devicePixelRatio || 1, 1), 4),
 };
 
 let warmed = false;

@@ -6,6 +6,7 @@ import type { ExecutionResult } from "wasmbox";
 import { saveBytes } from "../ui/files.js";
 import { h } from "../ui/dom.js";
 import { askLine } from "../ui/input-line.js";
+import { expectCharts } from "../ui/chart-view.js";
 import { renderResult } from "../ui/result-view.js";
 import { packageList, sessionSandbox, timeoutMs } from "./sessions.js";
 import { CELL_CSS } from "./styles.js";
@@ -78,6 +79,7 @@ export class WasmboxCell extends HTMLElement {
       this.say("Running…");
       const live = h("pre", { class: "live" }); // inside the output: its label is the output's
       this.output!.replaceChildren(live);
+      expectCharts(this.code.value, this.output!);
       const result = await sandbox.execute(this.code.value, {
         timeoutMs: timeoutMs(this.getAttribute("timeout")),
         onStdout: (text) => live.append(text),

@@ -108,30 +108,66 @@ interface Spare {
   ready: Promise<void>;
 }
 const spares = new Map<Renderer, Spare>();
+// The last drawn chart frame's size, in CSS pixels: a spare is laid out at it.
+let chartWidth = 0;
+let chartHeight = 0;
 type Movable = ParentNode & { moveBefore?(node: Node, child: Node | null): void };
 const canMove = typeof Element !== "undefined" && "moveBefore" in Element.prototype;
 
-/** Start a hidden frame of `renderer` next to `figure` (its document or shadow root), once. */
-function prepareSpare(renderer: Renderer, figure: HTMLElement, script: string): void {
-  if (!canMove || spares.get(renderer)?.frame.isConnected) return;
-  const root = figure.getRootNode();
-  const home = root instanceof ShadowRoot ? root : root instanceof Document ? root.body : null;
-  if (!home) return;
-  const start = (): void => {
-    if (spares.get(renderer)?.frame.isConnected) return;
-    const frame = newFrame(renderer, "");
-    // Out of sight but laid out at a chart's width, so the chart it draws needs no second layout.
-    frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${figure.clientWidth || 600}px;visibility:hidden`;
-    frame.setAttribute("aria-hidden", "true");
-    frame.tabIndex = -1;
-    home.append(frame);
-    // Once its library runs, the frame draws a placeholder of its own out of sight (its first
-    // drawing, the slowest), so the chart that takes it draws in place.
-    const ready = loaded(frame, script).then(() => frame.contentWindow?.postMessage({ warm: true }, "*"));
-    spares.set(renderer, { frame, ready });
-  };
+/** Where a spare frame for a chart shown in `near` lives: its document's body or its shadow root. */
+function homeOf(near: Node): ParentNode | null {
+  const root = near.getRootNode();
+  return root instanceof ShadowRoot ? root : root instanceof Document ? root.body : null;
+}
+
+/** Start a hidden frame of `renderer` in `near`'s document (or shadow root) now, unless one is
+ * there: laid out at `width`, the width the chart that takes it is expected to have. */
+function startSpare(renderer: Renderer, near: Node, width: number, script: string): void {
+  const home = homeOf(near);
+  if (!canMove || !home || spares.get(renderer)?.frame.isConnected) return;
+  performance.mark("wasmbox:chart-spare-started");
+  const frame = newFrame(renderer, "");
+  // Out of sight but laid out at a chart's width, so the chart it draws needs no second layout.
+  const height = chartHeight || 460;
+  frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${width}px;height:${height}px;visibility:hidden`;
+  frame.setAttribute("aria-hidden", "true");
+  frame.tabIndex = -1;
+  home.append(frame);
+  // Once its library runs, the frame draws a placeholder of its own out of sight (its first
+  // drawing, the slowest), so the chart that takes it draws in place.
+  const ready = loaded(frame, script).then(() => frame.contentWindow?.postMessage({ warm: true }, "*"));
+  spares.set(renderer, { frame, ready });
+}
+
+/** After a chart of `renderer` is drawn in `frame`: a spare for the next one, once the page is idle. */
+function prepareSpare(renderer: Renderer, frame: HTMLIFrameElement, script: string): void {
+  if (!canMove) return;
+  chartWidth = frame.clientWidth || chartWidth;
+  chartHeight = frame.clientHeight || chartHeight;
+  const start = (): void => startSpare(renderer, frame, chartWidth, script);
   if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 2000 });
   else setTimeout(start, 200);
+}
+
+// The chart libraries a run's code may name, and what their charts are drawn with.
+const LIBRARIES: ReadonlyArray<readonly [RegExp, Renderer]> = [
+  [/\bplotly\b/, "plotly"],
+  [/\baltair\b/, "vega"],
+];
+
+/**
+ * A run of `code` has started and its result will show in `near`'s document. Where the code names
+ * a chart library, a chart of that kind is likely: its library is fetched, and a spare frame
+ * started, now, so the library starts while Python runs rather than after the result comes.
+ */
+export function expectCharts(code: string, near: Element): void {
+  for (const [named, renderer] of LIBRARIES) {
+    if (!named.test(code)) continue;
+    void chartScript(renderer).then(
+      (script) => startSpare(renderer, near, chartWidth || Math.min(near.clientWidth, 960) || 600, script),
+      () => undefined, // the chart, if one comes, says why
+    );
+  }
 }
 
 /** The spare frame of `renderer`, moved before `place`, or null where there is none to move. */
@@ -176,12 +212,14 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
         figure.dataset.state = "rendered";
         status.remove();
         performance.mark("wasmbox:chart-rendered");
-        prepareSpare(renderer, figure, script);
+        prepareSpare(renderer, frame, script);
       } else if (data.wasmboxChart === "failed") {
         fail(String(data.message ?? "unknown error").slice(0, 500));
       }
     });
-    void ready.then(() => frame.contentWindow?.postMessage({ spec }, "*"));
+    // With the width it has in place: a frame just moved may not know its new size yet, and a
+    // chart drawn at another width would be drawn again once it does.
+    void ready.then(() => frame.contentWindow?.postMessage({ spec, width: frame.clientWidth }, "*"));
   };
   // The figure is in the page by the time the library's promise settles: a spare can move in.
   void chartScript(renderer).then(

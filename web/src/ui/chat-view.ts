@@ -1,5 +1,6 @@
 // The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
 import type { AgentEvent, ExecutionResult, Transcript, Turn } from "wasmbox";
+import { expectCharts } from "./chart-view.js";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { askLine } from "./input-line.js";
@@ -32,6 +33,7 @@ export class ChatView {
       case "text":
         return this.appendText(event.text);
       case "code":
+        expectCharts(event.part.code, this.root);
         return this.showCode(event.part.callId, event.part.code, event.form);
       case "output":
         return this.appendOutput(event.callId, event.stream, event.text);
@@ -85,6 +87,7 @@ export class ChatView {
 
   /** Console runs share the view: the code, then its result. */
   showConsoleRun(callId: string, code: string): void {
+    expectCharts(code, this.root);
     this.startTurn({ role: "user", parts: [], at: new Date().toISOString() });
     this.showCode(callId, code);
   }
