@@ -106,6 +106,7 @@ function loaded(frame: HTMLIFrameElement, script: string): Promise<void> {
 interface Spare {
   frame: HTMLIFrameElement;
   ready: Promise<void>;
+  taken: boolean;
 }
 const spares = new Map<Renderer, Spare>();
 // The last drawn chart frame's size, in CSS pixels: a spare is laid out at it.
@@ -134,9 +135,13 @@ function startSpare(renderer: Renderer, near: Node, width: number, script: strin
   frame.tabIndex = -1;
   home.append(frame);
   // Once its library runs, the frame draws a placeholder of its own out of sight (its first
-  // drawing, the slowest), so the chart that takes it draws in place.
-  const ready = loaded(frame, script).then(() => frame.contentWindow?.postMessage({ warm: true }, "*"));
-  spares.set(renderer, { frame, ready });
+  // drawing, the slowest), so the chart that takes it draws in place; unless a chart took it
+  // while it loaded, whose own drawing then is the first.
+  const spare: Spare = { frame, ready: Promise.resolve(), taken: false };
+  spare.ready = loaded(frame, script).then(() => {
+    if (!spare.taken) frame.contentWindow?.postMessage({ warm: true }, "*");
+  });
+  spares.set(renderer, spare);
 }
 
 /** After a chart of `renderer` is drawn in `frame`: a spare for the next one, once the page is idle. */
@@ -176,6 +181,7 @@ function takeSpare(renderer: Renderer, place: Element): Spare | null {
   const parent = place.parentNode as Movable | null;
   if (!spare || !spare.frame.isConnected || !place.isConnected || !parent?.moveBefore) return null;
   spares.delete(renderer);
+  spare.taken = true;
   try {
     parent.moveBefore(spare.frame, place);
   } catch {
