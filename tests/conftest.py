@@ -8,9 +8,11 @@ selects (tests/support/engines): tests that take it run once per engine.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from playwright.sync_api import Playwright
 
 from backend.settings import Settings
 from tests.support.browser import launch_args
@@ -23,6 +25,7 @@ from tests.support.engines import (
     selected_engines,
 )
 from tests.support.engines.chromium import ChromiumBrowser
+from tests.support.parallel import ModuleScheduling
 from tests.support.servers import running, test_app
 from wasm_runtime.builder.manifest import MANIFEST
 from wasm_runtime.paths import RUNTIME_DIR
@@ -52,6 +55,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.skip(reason=f"{engine} {server_variant(item)}: {reason}"))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own sends the worker's output
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker, hand the fallbacks its tests took to the main process."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["engine_fallbacks"] = sorted(FALLBACKS_TAKEN)
+
+
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """An xdist worker ended: its fallbacks join the run's summary."""
+    taken = getattr(node, "workeroutput", {}).get("engine_fallbacks", [])
+    FALLBACKS_TAKEN.update((engine, feature) for engine, feature in taken)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleScheduling | None:
+    """`--dist loadscope` by module, tests/realmodel as one unit (tests/support/parallel.py)."""
+    return ModuleScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Name each feature an engine lacked where a test checked the SDK's fallback instead."""
     for engine, feature in sorted(FALLBACKS_TAKEN):
@@ -59,14 +81,47 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(f"engine fallback checked, {engine} lacks {feature}: {reason}")
 
 
+class LaunchedEngines:
+    """Firefox and WebKit, each launched when first asked for and closed with the session. Two
+    pytest workers each switch engines once per module (tests/support/parallel.py): a switch
+    back finds its browser running."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self.stack = stack
+        self.browsers: dict[str, EngineBrowser] = {}
+
+    def get(self, name: str) -> EngineBrowser:
+        if name not in self.browsers:
+            self.browsers[name] = self.stack.enter_context(launch(name))
+        return self.browsers[name]
+
+
+@pytest.fixture(scope="session")
+def launched_engines() -> Iterator[LaunchedEngines]:
+    with ExitStack() as stack:
+        yield LaunchedEngines(stack)
+
+
+@pytest.fixture(scope="session")
+def engine_chromium(
+    playwright: Playwright, browser_type_launch_args: dict[str, Any]
+) -> Iterator[ChromiumBrowser]:
+    """Chromium for the `engine` tests, apart from pytest-playwright's `browser`: pytest launches
+    that one again, closing the old, whenever a test's `browser_name` parameter differs from the
+    last one's, and the `engine` tests have none."""
+    browser = playwright.chromium.launch(**browser_type_launch_args)
+    yield ChromiumBrowser(browser)
+    browser.close()
+
+
 @pytest.fixture(scope="session", params=selected_engines())
-def engine(request: pytest.FixtureRequest) -> Iterator[EngineBrowser]:
-    """A running browser of one engine; Chromium is pytest-playwright's `browser`."""
+def engine(request: pytest.FixtureRequest) -> EngineBrowser:
+    """A running browser of one engine."""
     if request.param == "chromium":
-        yield ChromiumBrowser(request.getfixturevalue("browser"))
-        return
-    with launch(request.param) as browser:
-        yield browser
+        chromium: ChromiumBrowser = request.getfixturevalue("engine_chromium")
+        return chromium
+    launched: LaunchedEngines = request.getfixturevalue("launched_engines")
+    return launched.get(request.param)
 
 
 @pytest.fixture(scope="session")

@@ -20,21 +20,38 @@ BOOT_TIMEOUT_MS = 120_000
 SUB_PATH = "/docs/wasmbox/"
 
 
+class Exports:
+    """Each variant's export, made the first time a test asks for it. The tests switch variants
+    once per module when two pytest workers share the modules (tests/support/parallel.py), so
+    a switch back finds its folder made; the folders are only read."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.tmp_path_factory = tmp_path_factory
+        self.served: dict[str, Path] = {}
+
+    def served_folder(self, variant: str) -> Path:
+        """The folder the static host serves for `variant` ("root" or "sub-path")."""
+        if variant not in self.served:
+            top = self.tmp_path_factory.mktemp(f"static-{variant}")
+            if variant == "root":
+                self.served[variant] = export_with_test_pages(top / "site")
+            else:
+                folder: Path = top.joinpath(*SUB_PATH.strip("/").split("/"))
+                folder.parent.mkdir(parents=True)
+                export_with_test_pages(folder, base_path=SUB_PATH)
+                self.served[variant] = top
+        return self.served[variant]
+
+
+@pytest.fixture(scope="session")
+def static_exports(tmp_path_factory: pytest.TempPathFactory, runtime_built: None) -> Exports:
+    return Exports(tmp_path_factory)
+
+
 @pytest.fixture(scope="session", params=["root", "sub-path"])
-def static_site(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, runtime_built: None
-) -> Iterator[str]:
-    top = tmp_path_factory.mktemp(f"static-{request.param}")
-    if request.param == "root":
-        export_with_test_pages(top / "site")
-        with http_server(top / "site") as url:
-            yield url + "/"
-    else:
-        folder: Path = top.joinpath(*SUB_PATH.strip("/").split("/"))
-        folder.parent.mkdir(parents=True)
-        export_with_test_pages(folder, base_path=SUB_PATH)
-        with http_server(top) as url:
-            yield url + SUB_PATH
+def static_site(request: pytest.FixtureRequest, static_exports: Exports) -> Iterator[str]:
+    with http_server(static_exports.served_folder(request.param)) as url:
+        yield url + ("/" if request.param == "root" else SUB_PATH)
 
 
 @pytest.fixture(scope="module")

@@ -122,8 +122,7 @@ def test_printed_html_is_text_not_markup(embed_page: EnginePage) -> None:
 )
 def test_ctrl_enter_runs_the_edited_code(engine: EngineBrowser, static_site: str) -> None:
     """Keyboard only: Tab reaches the code, Ctrl+Enter runs what was typed (Chromium's keyboard).
-    Through the engine's browser: asking for pytest-playwright's `browser` here would make it
-    launch another and close the one the `engine` fixture holds."""
+    Through the `engine` fixture's own Chromium (tests/conftest.py), as the other tests here."""
     if not isinstance(engine, ChromiumBrowser):
         pytest.skip("Chromium's keyboard through Playwright")
     page = engine.browser.new_page()
