@@ -20,11 +20,11 @@ ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/tes
 	tests/browser/sessions/test_engines.py tests/browser/local_model/test_engines.py
 # `make test` lists its 20 slowest tests (setup and teardown included), so growth is seen.
 SLOWEST := --durations=20
-# Extra pytest options for the test passes. `PARALLEL="-n 2 --dist loadscope"` runs two workers,
-# each taking whole modules (tests/support/parallel.py): most browser tests wait on a page, so one
-# process leaves a core idle. Not the default yet: under load, two workers let a busy page miss
-# the watchdog's interrupt grace (CHANGELOG.md).
-PARALLEL ?=
+# The Chromium pass runs two workers, each taking whole modules (tests/support/parallel.py): most
+# browser tests wait on a page, so one process leaves a core idle. Tests marked `timing` (a
+# deadline or grace in wall-clock time, which a busy core can miss) then run alone, as does the
+# engine matrix. `make test PARALLEL=` runs everything in one process.
+PARALLEL ?= -n 2 --dist loadscope
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
@@ -77,16 +77,17 @@ typecheck: setup ## mypy --strict and tsc --strict
 
 test: build browser redis llama lint typecheck test-js ## the whole suite: lint, types, TS unit, Python unit, backend, browser; then the engine matrix
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
-	$(BIN)/pytest $(PARALLEL) $(SLOWEST)
-	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(PARALLEL) $(SLOWEST) $(ENGINE_TESTS)
+	$(BIN)/pytest $(PARALLEL) $(SLOWEST) -m "not timing"
+	$(BIN)/pytest $(SLOWEST) -m timing
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(SLOWEST) $(ENGINE_TESTS)
 
 test-matrix: build ## the guarantee tests and the app smoke test in MATRIX_BROWSERS (Firefox and WebKit)
 	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) scripts/ensure-browser.sh
-	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(PARALLEL) $(ENGINE_TESTS)
+	WASMBOX_BROWSERS=$(MATRIX_BROWSERS) $(BIN)/pytest $(ENGINE_TESTS)
 
 test-engines: build ## the guarantee tests and the app smoke test in Chromium, Firefox and WebKit
 	WASMBOX_BROWSERS=chromium,firefox,webkit scripts/ensure-browser.sh
-	WASMBOX_BROWSERS=chromium,firefox,webkit $(BIN)/pytest $(PARALLEL) $(ENGINE_TESTS)
+	WASMBOX_BROWSERS=chromium,firefox,webkit $(BIN)/pytest $(ENGINE_TESTS)
 
 test-js: setup ## TypeScript unit tests (node --test, no browser)
 	node --import tsx --test tests/js/*.test.ts

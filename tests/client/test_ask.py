@@ -30,7 +30,8 @@ from tests.support.fake_openai import (
     tool_call_stream_reply,
 )
 
-pytestmark = pytest.mark.browser
+# Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
+pytestmark = [pytest.mark.browser, pytest.mark.timing]
 
 PRIMES = (
     "primes = [n for n in range(2, 100) if all(n % d for d in range(2, int(n ** 0.5) + 1))]\n"

@@ -8,7 +8,8 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.sandbox.conftest import SDK_PAGE
 
-pytestmark = pytest.mark.browser
+# Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
+pytestmark = [pytest.mark.browser, pytest.mark.timing]
 
 # Frames on the page `sample` seconds into a run of `seconds` of busy Python (counted when the
 # run says so on stdout, while it still runs), then once it has ended.

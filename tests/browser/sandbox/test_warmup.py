@@ -7,7 +7,8 @@ from playwright.sync_api import Browser
 
 from tests.browser.sandbox.conftest import SDK_PAGE
 
-pytestmark = pytest.mark.browser
+# Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
+pytestmark = [pytest.mark.browser, pytest.mark.timing]
 
 # Warm a spare with numpy, take it, and report when numpy shows up in sys.modules without the
 # sandbox's code ever importing it.

@@ -8,7 +8,8 @@ import pytest
 from tests.browser.sandbox.conftest import SdkPage, open_sdk_page
 from tests.support.engines import EngineBrowser
 
-pytestmark = pytest.mark.browser
+# Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
+pytestmark = [pytest.mark.browser, pytest.mark.timing]
 
 
 def isolated(sdk: SdkPage) -> bool:
