@@ -10,6 +10,7 @@ import aiohttp
 from aiohttp.base_protocol import BaseProtocol
 
 from backend.proxy.transport import _unread
+from tests.support.own_loop import run_in_own_loop
 
 
 def test_stream_reader_keeps_its_unread_data_where_the_transport_looks() -> None:
@@ -24,4 +25,4 @@ def test_stream_reader_keeps_its_unread_data_where_the_transport_looks() -> None
         assert reader._buffer_offset == 2
         assert _unread(reader) == b"llo world"
 
-    asyncio.run(check())
+    run_in_own_loop(check())

@@ -20,6 +20,7 @@ from backend.proxy.transport import AiohttpTransport
 from tests.backend.conftest import CHAT, MakeClient, chat_body
 from tests.backend.redis_server import free_port
 from tests.support.fake_openai import FakeOpenAI, Reply, completion_reply
+from tests.support.own_loop import run_in_own_loop
 
 
 class RawServer:
@@ -154,7 +155,7 @@ def test_data_that_arrived_before_a_cut_is_relayed_before_the_error() -> None:
 
     server = CutsStreamShort()
     try:
-        received, error = asyncio.run(read_late())
+        received, error = run_in_own_loop(read_late())
     finally:
         server.stop()
     assert received == b"".join(CutsStreamShort.CHUNKS)  # no token the user paid for is lost
