@@ -20,11 +20,12 @@ ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/tes
 	tests/browser/sessions/test_engines.py tests/browser/local_model/test_engines.py
 # `make test` lists its 20 slowest tests (setup and teardown included), so growth is seen.
 SLOWEST := --durations=20
-# The Chromium pass runs two workers, each taking whole modules (tests/support/parallel.py): most
-# browser tests wait on a page, so one process leaves a core idle. Tests marked `timing` (a
-# deadline or grace in wall-clock time, which a busy core can miss) then run alone, as does the
-# engine matrix. `make test PARALLEL=` runs everything in one process.
-PARALLEL ?= -n 2 --dist loadscope
+# `PARALLEL="-n 2 --dist loadscope"` runs the Chromium pass on pytest-xdist workers, each taking
+# whole modules (tests/support/parallel.py), for machines with cores to spare; on 2 cores it was
+# no faster (CHANGELOG.md), so one process is the default. Tests marked `timing` (a deadline or
+# grace in wall-clock time, which a busy core can miss) run after it in one process, as does the
+# engine matrix.
+PARALLEL ?=
 # The engines `make bench-sandbox` measures, a column each: chromium, firefox, webkit (comma-separated).
 BROWSER ?= chromium
 
