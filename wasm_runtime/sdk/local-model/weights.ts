@@ -148,8 +148,9 @@ async function download(
       await store.put(url, new Response(body, { headers }));
     } catch (error) {
       options.signal?.throwIfAborted();
+      // A full store: this visit downloads again into memory, the next one tries the store again.
       if (error instanceof DOMException && error.name === "QuotaExceededError")
-        return downloadToMemory(url, expected, options, progress, name);
+        return download(null, url, expected, options, progress);
       throw new LocalModelError(
         "download",
         `could not download ${url}: ${error instanceof Error ? error.message : error}`,
@@ -164,27 +165,11 @@ async function download(
     if (expected) await store.put(digestKey(url), new Response(expected.toLowerCase()));
     options.onProgress?.({ phase: "store" });
     const stored = await store.match(url);
-    if (stored) return stored.blob();
+    // The body went into the store: an entry already gone means fetching it again.
+    return stored ? stored.blob() : download(null, url, expected, options, progress);
   }
   const blob = await collect(body);
   verify();
-  return blob;
-}
-
-/** A store that is full: this visit still works, the next one downloads again. */
-async function downloadToMemory(
-  url: string,
-  expected: string | undefined,
-  options: WeightsOptions,
-  progress: (loaded: number, total: number) => void,
-  name: string,
-): Promise<Blob> {
-  const hasher = expected ? await createSHA256() : null;
-  const blob = await collect(watched(await fetchOk(url, options.signal), hasher, progress));
-  if (hasher && expected) {
-    options.onProgress?.({ phase: "verify" });
-    checkHash(name, expected, hasher.digest("hex"));
-  }
   return blob;
 }
 
