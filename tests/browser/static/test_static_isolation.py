@@ -15,4 +15,4 @@ from tests.browser.sandbox.test_isolation import (  # noqa: F401 (pytest collect
     test_the_app_storage_is_out_of_reach,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sub_path_in_chromium]

@@ -7,7 +7,7 @@ import pytest
 
 from tests.browser.sandbox.conftest import SdkPage
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sub_path_in_chromium]
 
 
 @pytest.fixture(scope="module")
