@@ -46,26 +46,29 @@ def server_variant(item: pytest.Item) -> str | None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Skip the engine × server variants an engine cannot run (ENGINE_GAPS), with the reason, and
-    the sub-path variant outside Chromium where a module says its URLs are all that changes."""
+    """Skip the engine × server variants an engine cannot run (ENGINE_GAPS), with the reason; the
+    sub-path variant outside Chromium where a module says its URLs are all that changes; and
+    tests marked `chromium_only` (engine-independent) outside Chromium."""
     for item in items:
         params = getattr(item, "callspec", None)
         engine = params.params.get("engine") if params is not None else None
         reason = ENGINE_GAPS.get((str(engine), server_variant(item) or ""))
         if reason:
             item.add_marker(pytest.mark.skip(reason=f"{engine} {server_variant(item)}: {reason}"))
-        elif engine not in (None, "chromium") and sub_path_in_chromium_only(item):
-            item.add_marker(pytest.mark.skip(reason=SUB_PATH_ONCE))
+        elif engine not in (None, "chromium") and (once := chromium_runs_it(item)):
+            item.add_marker(pytest.mark.skip(reason=f"Chromium runs it: {once}"))
 
 
-SUB_PATH_ONCE = "the sub-path variant changes only the export's URLs: Chromium runs it"
-
-
-def sub_path_in_chromium_only(item: pytest.Item) -> bool:
-    """A test of a module marked `sub_path_in_chromium` taking the export served at a sub-path."""
+def chromium_runs_it(item: pytest.Item) -> str | None:
+    """Why only Chromium runs `item`, if it is engine-independent: marked `chromium_only`, or the
+    export's sub-path variant in a module marked `sub_path_in_chromium`."""
+    if once := item.get_closest_marker("chromium_only"):
+        return str(once.args[0])
     params = getattr(item, "callspec", None)
     on_sub_path = params is not None and params.params.get("static_site") == "sub-path"
-    return on_sub_path and item.get_closest_marker("sub_path_in_chromium") is not None
+    if on_sub_path and item.get_closest_marker("sub_path_in_chromium") is not None:
+        return "the sub-path variant changes only the export's URLs"
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own sends the worker's output

@@ -190,6 +190,7 @@ def test_lifecycle_get_list_close(sdk: SdkPage) -> None:
     assert state == ["closed", True]
 
 
+@pytest.mark.chromium_only("the shipped font cache is a file of the runtime, read the same way")
 def test_the_first_plot_does_not_build_the_font_cache(sdk: SdkPage) -> None:
     """The runtime ships a font cache matplotlib accepts (builder/font_cache.py)."""
     sandbox = sdk.create()
