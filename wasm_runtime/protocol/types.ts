@@ -173,9 +173,10 @@ export const BOOT_FILES = [
 
 /**
  * Host → frame → worker, unasked: a file of the start's `pushed` list, as soon as the host page has it.
- * The frame reads a Blob (a file the page had stored) while the worker's script still compiles,
- * and hands the worker the bytes: a transfer inside the sandbox's own process, so the worker's
- * thread neither copies nor reads tens of MB. What reaches the worker is always bytes.
+ * The frame reads a boot file's Blob (a file the page had stored) while the worker's script still
+ * compiles, and hands the worker the bytes: a transfer inside the sandbox's own process. The
+ * package snapshot's files reach the worker as the host sent them, a Blob unread, so the worker
+ * compiles each side module from its own part of the bundle as that part is read.
  */
 export type RuntimeFilePush = {
   type: "runtime-file-push";

@@ -4,6 +4,7 @@
 // it inherits this document's CSP.
 
 import {
+  BOOT_FILES,
   MAX_PUSHED_FILES,
   RUNTIME_FILE_NAME,
   START_SNAPSHOTS,
@@ -38,15 +39,20 @@ function start({ script, runtimeUrl, snapshot, pushed }: FrameStart): void {
 }
 
 /**
- * A boot file for the worker. This thread is idle while the worker compiles its script, so a Blob
- * (a file the page had stored) is read here, and the bytes move to the worker without a copy.
+ * A file for the worker. This thread is idle while the worker compiles its script, so a boot file's
+ * Blob (a file the page had stored) is read here, and the bytes move to the worker without a copy.
+ * The package snapshot's files go on unread: the worker compiles each side module from its own
+ * part of the bundle's Blob as that part is read (sandbox/package-snapshot.ts), where the bytes
+ * would reach it only once the whole 50 MB had been read.
  */
 function push(target: Worker, message: RuntimeFilePush): void {
   const { file, data } = message;
   const read =
-    data instanceof Blob ? data.arrayBuffer().then((buffer) => new Uint8Array(buffer)) : Promise.resolve(data);
+    data instanceof Blob && BOOT_FILES.includes(file)
+      ? data.arrayBuffer().then((buffer) => new Uint8Array(buffer))
+      : Promise.resolve(data);
   read.then(
-    (bytes) => target.postMessage({ ...message, data: bytes }, bytes ? [bytes.buffer] : []),
+    (data) => target.postMessage({ ...message, data }, data instanceof Uint8Array ? [data.buffer] : []),
     (error: unknown) => target.postMessage({ type: "runtime-file-push", file, data: null, error: String(error) }),
   );
 }

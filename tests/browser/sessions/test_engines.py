@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.sandbox.conftest import open_sdk_page
+from tests.browser.sandbox.conftest import BOOT_TIMEOUT_MS, HAS_STORED, SDK_PAGE, open_sdk_page
 from tests.support.engines import ENGINE_GAPS, EngineBrowser, lacks
+from tests.support.engines.base import poll
 
 pytestmark = pytest.mark.browser
 
@@ -43,33 +44,53 @@ def test_a_closed_session_is_resumed_and_deleted_at_once(
 
 # Resumed from the package snapshot: its side modules re-linked in this engine (its table may
 # start one slot longer: CPython's count-args helper, sandbox/side-modules.ts).
-PANDAS_RESUME = """async () => {
+PANDAS_SAVED = """async () => {
   const sb = await wasmbox.Sandbox.create({ persist: true, timeoutMs: 120000 });
   await sb.execute("import numpy as np, pandas as pd\\ndf = pd.DataFrame({'v': np.arange(4.0)})");
   await sb.close();
-  const again = await wasmbox.Sandbox.resume(sb.id);
+  return sb.id;
+}"""
+PANDAS_RESUME = """async (id) => {
+  const again = await wasmbox.Sandbox.resume(id);
   const env = await again.environment();
   const value = (await again.execute("float(df.v.sum()), df.v.to_json()")).value["text/plain"];
-  await wasmbox.Sandbox.delete(again.id);
+  await again.close({ save: false });
   const log = env.log.filter((line) => line.includes("snapshot"));
-  return { value, snapshot: env.snapshot, log };
+  const stored = performance.getEntriesByType("mark").map((m) => m.name)
+    .filter((n) => n.startsWith("wasmbox:stored ")).map((n) => n.slice(15));
+  return { value, snapshot: env.snapshot, log, stored };
 }"""
+# The package snapshot's files, which a later visit reads from the page's store (as Blobs).
+SNAPSHOT_FILES = ["snapshot-pandas.bin", "snapshot-pandas.json", "snapshot-pandas-files.bin"]
+VALUE = '(6.0, \'{"0":0.0,"1":1.0,"2":2.0,"3":3.0}\')'
 
 
 def test_a_pandas_session_resumes_from_the_package_snapshot(
     engine: EngineBrowser, engine_server: str
 ) -> None:
     """Where the engine cannot link them, the resume says why in the loader log and boots from
-    the base snapshot: the same result."""
+    the base snapshot: the same result. Where it can, a later visit's resume reads the files the
+    page kept in its store, which reach the worker as unread Blobs, and boots from them too."""
     page, _ = open_sdk_page(engine, engine_server)
     try:
-        resumed = page.evaluate(PANDAS_RESUME)
+        sandbox_id = page.evaluate(PANDAS_SAVED)
+        resumed = page.evaluate(PANDAS_RESUME, sandbox_id)
+        assert resumed["value"] == VALUE
+        if lacks(engine.name, "package-snapshot"):
+            assert resumed["snapshot"] == "base"
+            assert len(resumed["log"]) == 1
+            assert resumed["log"][0].startswith(
+                "booting without the package snapshot: Error: table of"
+            )
+            return
+        assert resumed["snapshot"] == "packages" and resumed["log"] == []
+        poll(page, HAS_STORED, SNAPSHOT_FILES, None)
+        page.goto("about:blank")  # a new document (Firefox aborts a same-URL navigation)
+        page.goto(f"{engine_server}{SDK_PAGE}")
+        page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
+        later = page.evaluate(PANDAS_RESUME, sandbox_id)
+        assert set(SNAPSHOT_FILES) <= set(later["stored"])
+        assert later == {**later, "value": VALUE, "snapshot": "packages", "log": []}
+        page.evaluate("id => wasmbox.Sandbox.delete(id)", sandbox_id)
     finally:
         page.close()
-    assert resumed["value"] == '(6.0, \'{"0":0.0,"1":1.0,"2":2.0,"3":3.0}\')'
-    if lacks(engine.name, "package-snapshot"):
-        assert resumed["snapshot"] == "base"
-        assert len(resumed["log"]) == 1
-        assert resumed["log"][0].startswith("booting without the package snapshot: Error: table of")
-    else:
-        assert resumed["snapshot"] == "packages" and resumed["log"] == []
