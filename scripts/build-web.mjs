@@ -58,19 +58,27 @@ const plotlyGlobal = {
 
 // The chart frames' scripts (web/src/charts/), loaded only when a chart appears and inlined into
 // the frame's document by hash (web/src/ui/chart-view.ts). Named by content, so caches keep them
-// for good; charts.json lists them for the server's and the export's page policy.
+// for good; charts.json lists them for the server's and the export's page policy. "plotly" is
+// bundled from plotly.js's modules (the trace types most figures use), "plotly-full" from its
+// strict dist.
 async function chartBundle(name) {
+  const full = name === "plotly-full";
   const made = await build({
     ...common,
     sourcemap: false, // inlined into a srcdoc, where a map's relative URL means nothing
     format: "iife",
-    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    // plotly.js's modules as its own build takes them: `global` is the window, and its WebGL
+    // code shares one regl, plotly's. Its one stylesheet import is maplibre's, for map traces,
+    // which the plotly bundle does not hold.
+    define: { "process.env.NODE_ENV": JSON.stringify("production"), global: "window", "define.amd": "false" },
+    alias: { regl: "@plotly/regl" },
+    loader: { ".css": "empty" },
     entryPoints: [join(root, "web", "src", "charts", `${name}-frame.ts`)],
-    plugins: name === "plotly" ? [plotlyGlobal] : [],
+    plugins: full ? [plotlyGlobal] : [],
     write: false,
   });
   const frame = made.outputFiles[0].text.trim();
-  const text = name === "plotly" ? `${await eagerPlotly()}\n${frame}` : frame;
+  const text = full ? `${await eagerPlotly()}\n${frame}` : frame;
   if (/<\/script|<!--/i.test(text)) throw new Error(`the ${name} chart bundle cannot be inlined`);
   const digest = createHash("sha256").update(text, "utf8");
   const sha256 = digest.copy().digest("base64");
@@ -86,7 +94,7 @@ async function chartBundle(name) {
   return [name, { file, sha256, bytes: Buffer.byteLength(text) }];
 }
 await mkdir(join(out, "charts"), { recursive: true });
-const charts = Object.fromEntries(await Promise.all(["plotly", "vega"].map(chartBundle)));
+const charts = Object.fromEntries(await Promise.all(["plotly", "plotly-full", "vega"].map(chartBundle)));
 await writeFile(join(out, "charts", "charts.json"), JSON.stringify(charts, null, 1) + "\n");
 const chartsAt = (base) => ({
   __WASMBOX_CHARTS__: JSON.stringify(charts),

@@ -6,6 +6,7 @@ import { LIMITS } from "../../wasm_runtime/protocol/limits.ts";
 import { parseWorkerMessage } from "../../wasm_runtime/protocol/validate.ts";
 import { chartSummary } from "../../wasm_runtime/sdk/agent/chart-summary.ts";
 import { withoutLinks } from "../../web/src/charts/frame-side.ts";
+import { traceTypes, unsupported } from "../../web/src/charts/plotly-support.ts";
 import { resultForModel } from "../../wasm_runtime/sdk/agent/model-result.ts";
 import { okResult } from "./agent-support.ts";
 
@@ -114,4 +115,26 @@ test("links in a spec's text lose their tags; columns of numbers are kept as the
   assert.equal(safe.layout.title.text, "Sales <b>bold</b>");
   assert.equal(safe.layout.annotations[0]!.text, "a");
   assert.match(spec.data[0]!.text[0] as string, /href/); // the spec itself is left alone
+});
+
+test("the smaller plotly library refuses a figure with a trace type or a calendar it lacks", () => {
+  const has = new Set(["scatter", "scattergl", "bar"]);
+  const check = (figure: object): string | null => unsupported(figure, JSON.stringify(figure), has);
+  assert.deepEqual(traceTypes({ data: [{ y: [1] }, { type: "bar" }, { type: "bar" }] }), ["scatter", "bar"]);
+  assert.deepEqual(traceTypes({ data: "nonsense" }), []);
+  assert.equal(check({ data: [{ type: "scattergl" }, { x: [1] }], layout: {} }), null);
+  // A template's entries for every trace type are not traces: plotly.py's default carries them.
+  assert.equal(
+    check({ data: [{ type: "bar" }], layout: { template: { data: { scatter3d: [{ type: "scatter3d" }] } } } }),
+    null,
+  );
+  assert.equal(
+    check({ data: [{ type: "bar" }, { type: "scatterpolargl" }, { type: "sankey" }] }),
+    "trace types scatterpolargl, sankey",
+  );
+  assert.equal(check({ data: [{ type: "bar", xcalendar: "gregorian" }] }), null);
+  assert.equal(
+    check({ data: [{ type: "bar" }], layout: { xaxis: { calendar: "jalali" } } }),
+    "a calendar other than the Gregorian",
+  );
 });

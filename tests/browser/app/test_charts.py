@@ -179,3 +179,18 @@ def test_a_50_mb_spec_is_refused_with_a_note_and_the_page_stays_responsive(
     assert json.loads(page.evaluate("() => JSON.stringify([1 + 1])")) == [2]
     charts_app.run_console("print('still here')")
     assert page.get_by_label("stdout").last.inner_text().strip() == "still here"
+
+
+def test_a_figure_the_smaller_plotly_library_lacks_is_drawn_with_the_full_one(
+    charts_app: ChartPage,
+) -> None:
+    code = (
+        "import plotly.graph_objects as go\n"
+        "go.Figure(go.Scatterpolar(r=[1, 2, 3], theta=[0, 90, 180], mode='markers'))"
+    )
+    start = len(charts_app.from_page)
+    frame = charts_app.run_chart(code)
+    assert frame.locator(".polarlayer .scatterlayer .point").count() == 3  # polar, not a scatter
+    paths = [p for p in charts_app.own_paths_since(start) if not p.startswith("/runtime/")]
+    assert len(paths) == 1 and paths[0].startswith("/charts/plotly-full-")
+    assert charts_app.requests.foreign() == [] and charts_app.from_frames == []

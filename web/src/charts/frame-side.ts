@@ -5,15 +5,18 @@
 
 export type Draw = (root: HTMLElement, spec: unknown) => Promise<void>;
 
-/** How a frame draws: `warm`, asked of a spare frame before any spec, readies what a draw reuses. */
+/** How a frame draws: `warm`, asked of a spare frame before any spec, readies what a draw reuses;
+ * `unsupported` says why this frame's library cannot draw a spec (parsed, and as its JSON text),
+ * so the page draws it with another, or returns null. */
 export interface Renderer {
   draw: Draw;
   warm?: (root: HTMLElement) => Promise<void>;
+  unsupported?: (spec: unknown, text: string) => string | null;
 }
 
 /** Messages the frame sends its host; the host checks they come from this frame's window. */
 export interface ChartFrameMessage {
-  wasmboxChart: "rendered" | "failed" | "height";
+  wasmboxChart: "rendered" | "failed" | "height" | "unsupported";
   height?: number;
   message?: string;
 }
@@ -50,7 +53,7 @@ function painted(): Promise<void> {
 }
 
 export function serveCharts(renderer: Renderer | Draw): void {
-  const { draw, warm } = typeof renderer === "function" ? { draw: renderer, warm: undefined } : renderer;
+  const { draw, warm, unsupported }: Renderer = typeof renderer === "function" ? { draw: renderer } : renderer;
   // Nothing in a chart may navigate the frame, whatever a renderer made of the spec.
   document.addEventListener(
     "click",
@@ -80,6 +83,11 @@ export function serveCharts(renderer: Renderer | Draw): void {
     void (async () => {
       try {
         const spec: unknown = JSON.parse(event.data.spec);
+        const lacking = unsupported?.(spec, event.data.spec);
+        if (lacking) {
+          tell({ wasmboxChart: "unsupported", message: lacking });
+          return;
+        }
         await warming;
         // Drawn at the width the frame has in its figure, which a frame just moved there may
         // learn only later: it then keeps the chart as drawn.

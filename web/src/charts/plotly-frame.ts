@@ -1,56 +1,22 @@
-// The plotly chart frame's script: plotly.js's strict build (no eval, so the frame's policy
-// needs no 'unsafe-eval') and the drawing of one figure with every way out turned off.
-import Plotly from "plotly.js-strict-dist-min";
-import { serveCharts, withoutLinks } from "./frame-side.js";
+// The plotly chart frame's script: plotly.js's core (scatter) and the trace types most figures use,
+// bundled from plotly.js's own modules, so a new frame has far less code to start than the full
+// library's. scattergl is plotly.express's scatter and line past 1,000 points; its strict module
+// draws with shaders compiled ahead of time (no eval). A figure with any other trace type is
+// refused by the frame, and the page draws it with the full library (plotly-full-frame.ts).
+import Plotly from "plotly.js/lib/core";
+import bar from "plotly.js/lib/bar";
+import box from "plotly.js/lib/box";
+import contour from "plotly.js/lib/contour";
+import heatmap from "plotly.js/lib/heatmap";
+import histogram from "plotly.js/lib/histogram";
+import histogram2d from "plotly.js/lib/histogram2d";
+import histogram2dcontour from "plotly.js/lib/histogram2dcontour";
+import image from "plotly.js/lib/image";
+import pie from "plotly.js/lib/pie";
+import violin from "plotly.js/lib/violin";
+import scattergl from "plotly.js/src/traces/scattergl/strict";
+import { servePlotly } from "./plotly-draw.js";
 
-interface Figure {
-  data?: unknown[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
-}
-
-// The same for every figure: a warmed frame's plot keeps it, so `Plotly.react` redraws in place.
-const CONFIG = {
-  responsive: true,
-  editable: false,
-  displaylogo: false,
-  showLink: false,
-  sendData: false,
-  showSendToCloud: false,
-  showEditInChartStudio: false,
-  linkText: "",
-  topojsonURL: "",
-  // WebGL traces drawn at the screen's own density: plotly's default, 2, draws four times the
-  // pixels a 1x screen shows, which software WebGL (no GPU) pays for on every chart.
-  plotGlPixelRatio: Math.min(Math.max(window.devicePixelRatio || 1, 1), 4),
-};
-
-let warmed = false;
-
-/** A spare frame draws two WebGL points before any spec: its first drawing (the library's code
- * compiled, the WebGL context and its shaders made) is then off the next chart's path, which
- * `Plotly.react` draws into the same plot (an SVG figure replaces the WebGL layer). */
-async function warm(root: HTMLElement): Promise<void> {
-  root.style.height = "450px";
-  await Plotly.newPlot(
-    root,
-    [{ type: "scattergl", mode: "markers", x: [0, 1], y: [0, 1] }],
-    { autosize: true },
-    CONFIG,
-  );
-  warmed = true;
-}
-
-async function draw(root: HTMLElement, spec: unknown): Promise<void> {
-  const figure = withoutLinks(spec) as Figure;
-  const layout: Record<string, unknown> = { ...figure.layout, autosize: true };
-  delete layout.images; // layout images are URLs the frame would fetch
-  // The frame takes the height of what it shows: the figure's own, or plotly's default.
-  const height = typeof layout.height === "number" && layout.height > 0 ? Math.min(layout.height, 4000) : 450;
-  root.style.height = `${height}px`;
-  const config = { ...figure.config, ...CONFIG };
-  if (warmed) await Plotly.react(root, figure.data ?? [], layout, config);
-  else await Plotly.newPlot(root, figure.data ?? [], layout, config);
-}
-
-serveCharts({ draw, warm });
+const traces = [bar, box, contour, heatmap, histogram, histogram2d, histogram2dcontour, image, pie, violin, scattergl];
+Plotly.register(traces);
+servePlotly(Plotly, new Set(["scatter", ...traces.map((trace) => trace.name)]));

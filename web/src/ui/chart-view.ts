@@ -4,7 +4,9 @@
 // chart appears, once per page; the spec is posted in as data (web/src/charts/frame-side.ts).
 // Starting the library in a new frame costs far more than drawing most charts, so once a chart of
 // a kind is drawn, a hidden frame of that kind is started while the page is idle and the next
-// chart moves it into place, where the browser can move a frame without reloading it.
+// chart moves it into place, where the browser can move a frame without reloading it. A plotly
+// figure goes to a frame holding the trace types most figures use; one it refuses is drawn with
+// the full library, which the page then keeps using for its plotly charts.
 import { h } from "./dom.js";
 
 interface ChartBundle {
@@ -13,10 +15,11 @@ interface ChartBundle {
   bytes: number;
 }
 type Renderer = "plotly" | "vega";
+type Bundle = Renderer | "plotly-full";
 
 // Set at build time (scripts/build-web.mjs): the bundles' file names and CSP hashes, and where
 // they are relative to this script (the app's and the embed's differ).
-declare const __WASMBOX_CHARTS__: Record<Renderer, ChartBundle>;
+declare const __WASMBOX_CHARTS__: Record<Bundle, ChartBundle>;
 declare const __WASMBOX_CHARTS_BASE__: string;
 
 const RENDERERS: Readonly<Record<string, Renderer>> = {
@@ -40,28 +43,32 @@ export function chartPolicy(sha256: string): string {
   ].join("; ");
 }
 
-const scripts = new Map<Renderer, Promise<string>>();
+// The library a plotly figure goes to: the smaller one until a figure needs the full one.
+let plotlyBundle: Bundle = "plotly";
+const bundleFor = (renderer: Renderer): Bundle => (renderer === "plotly" ? plotlyBundle : renderer);
 
-function chartScript(renderer: Renderer): Promise<string> {
-  let script = scripts.get(renderer);
+const scripts = new Map<Bundle, Promise<string>>();
+
+function chartScript(bundle: Bundle): Promise<string> {
+  let script = scripts.get(bundle);
   if (!script) {
-    const url = new URL(__WASMBOX_CHARTS_BASE__ + __WASMBOX_CHARTS__[renderer].file, import.meta.url);
+    const url = new URL(__WASMBOX_CHARTS_BASE__ + __WASMBOX_CHARTS__[bundle].file, import.meta.url);
     script = fetch(url).then(async (response) => {
-      if (!response.ok) throw new Error(`the ${renderer} chart library did not load (${response.status})`);
+      if (!response.ok) throw new Error(`the ${bundle} chart library did not load (${response.status})`);
       const text = await response.text();
       if (/<\/script|<!--/i.test(text)) throw new Error("the chart library cannot be inlined");
       return text;
     });
-    script.catch(() => scripts.delete(renderer)); // a failure is not remembered
-    scripts.set(renderer, script);
+    script.catch(() => scripts.delete(bundle)); // a failure is not remembered
+    scripts.set(bundle, script);
   }
   return script;
 }
 
-function frameDocument(renderer: Renderer, script: string): string {
+function frameDocument(bundle: Bundle, script: string): string {
   return [
     "<!doctype html>",
-    `<meta http-equiv="Content-Security-Policy" content="${chartPolicy(__WASMBOX_CHARTS__[renderer].sha256)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${chartPolicy(__WASMBOX_CHARTS__[bundle].sha256)}">`,
     '<meta name="referrer" content="no-referrer">',
     "<style>html,body{margin:0;background:#fff;color:#111;font:13px system-ui,sans-serif}" +
       "#chart{width:100%;min-height:60px}</style>",
@@ -85,21 +92,21 @@ function listen(frame: HTMLIFrameElement, listener: Listener): void {
   listeners.set(frame, listener);
 }
 
-function newFrame(renderer: Renderer, title: string): HTMLIFrameElement {
+function newFrame(bundle: Bundle, title: string): HTMLIFrameElement {
   const frame = h("iframe", {
     sandbox: "allow-scripts",
     title,
     referrerpolicy: "no-referrer",
     loading: "eager",
   });
-  frame.dataset.renderer = renderer;
+  frame.dataset.bundle = bundle;
   return frame;
 }
 
 /** Resolves once `frame`'s document (the library) has run; `start` then sets it going. */
 function loaded(frame: HTMLIFrameElement, script: string): Promise<void> {
   const done = new Promise<void>((resolve) => frame.addEventListener("load", () => resolve(), { once: true }));
-  frame.srcdoc = frameDocument(frame.dataset.renderer as Renderer, script);
+  frame.srcdoc = frameDocument(frame.dataset.bundle as Bundle, script);
   return done;
 }
 
@@ -108,7 +115,7 @@ interface Spare {
   ready: Promise<void>;
   taken: boolean;
 }
-const spares = new Map<Renderer, Spare>();
+const spares = new Map<Bundle, Spare>();
 // The last drawn chart frame's size, in CSS pixels: a spare is laid out at it.
 let chartWidth = 0;
 let chartHeight = 0;
@@ -121,13 +128,13 @@ function homeOf(near: Node): ParentNode | null {
   return root instanceof ShadowRoot ? root : root instanceof Document ? root.body : null;
 }
 
-/** Start a hidden frame of `renderer` in `near`'s document (or shadow root) now, unless one is
+/** Start a hidden frame of `bundle` in `near`'s document (or shadow root) now, unless one is
  * there: laid out at `width`, the width the chart that takes it is expected to have. */
-function startSpare(renderer: Renderer, near: Node, width: number, script: string): void {
+function startSpare(bundle: Bundle, near: Node, width: number, script: string): void {
   const home = homeOf(near);
-  if (!canMove || !home || spares.get(renderer)?.frame.isConnected) return;
+  if (!canMove || !home || spares.get(bundle)?.frame.isConnected) return;
   performance.mark("wasmbox:chart-spare-started");
-  const frame = newFrame(renderer, "");
+  const frame = newFrame(bundle, "");
   // Out of sight but laid out at a chart's width, so the chart it draws needs no second layout.
   const height = chartHeight || 460;
   frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${width}px;height:${height}px;visibility:hidden`;
@@ -141,15 +148,15 @@ function startSpare(renderer: Renderer, near: Node, width: number, script: strin
   spare.ready = loaded(frame, script).then(() => {
     if (!spare.taken) frame.contentWindow?.postMessage({ warm: true }, "*");
   });
-  spares.set(renderer, spare);
+  spares.set(bundle, spare);
 }
 
-/** After a chart of `renderer` is drawn in `frame`: a spare for the next one, once the page is idle. */
-function prepareSpare(renderer: Renderer, frame: HTMLIFrameElement, script: string): void {
+/** After a chart of `bundle` is drawn in `frame`: a spare for the next one, once the page is idle. */
+function prepareSpare(bundle: Bundle, frame: HTMLIFrameElement, script: string): void {
   if (!canMove) return;
   chartWidth = frame.clientWidth || chartWidth;
   chartHeight = frame.clientHeight || chartHeight;
-  const start = (): void => startSpare(renderer, frame, chartWidth, script);
+  const start = (): void => startSpare(bundle, frame, chartWidth, script);
   if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 2000 });
   else setTimeout(start, 200);
 }
@@ -166,21 +173,24 @@ const LIBRARIES: ReadonlyArray<readonly [RegExp, Renderer]> = [
  * started, now, so the library starts while Python runs rather than after the result comes.
  */
 export function expectCharts(code: string, near: Element): void {
-  for (const [named, renderer] of LIBRARIES) {
-    if (!named.test(code)) continue;
-    void chartScript(renderer).then(
-      (script) => startSpare(renderer, near, chartWidth || Math.min(near.clientWidth, 960) || 600, script),
-      () => undefined, // the chart, if one comes, says why
-    );
-  }
+  for (const [named, renderer] of LIBRARIES) if (named.test(code)) expectChart(renderer, near);
 }
 
-/** The spare frame of `renderer`, moved before `place`, or null where there is none to move. */
-function takeSpare(renderer: Renderer, place: Element): Spare | null {
-  const spare = spares.get(renderer);
+/** Fetch `renderer`'s library and start its spare frame in `near`'s document, unless one is there. */
+function expectChart(renderer: Renderer, near: Element): void {
+  const bundle = bundleFor(renderer);
+  void chartScript(bundle).then(
+    (script) => startSpare(bundle, near, chartWidth || Math.min(near.clientWidth, 960) || 600, script),
+    () => undefined, // the chart, if one comes, says why
+  );
+}
+
+/** The spare frame of `bundle`, moved before `place`, or null where there is none to move. */
+function takeSpare(bundle: Bundle, place: Element): Spare | null {
+  const spare = spares.get(bundle);
   const parent = place.parentNode as Movable | null;
   if (!spare || !spare.frame.isConnected || !place.isConnected || !parent?.moveBefore) return null;
-  spares.delete(renderer);
+  spares.delete(bundle);
   spare.taken = true;
   try {
     parent.moveBefore(spare.frame, place);
@@ -210,7 +220,7 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
     figure.dataset.state = "failed";
     status.textContent = `The chart could not be drawn: ${message}`;
   };
-  const draw = (frame: HTMLIFrameElement, ready: Promise<void>, script: string): void => {
+  const draw = (frame: HTMLIFrameElement, ready: Promise<void>, script: string, bundle: Bundle): void => {
     listen(frame, (data) => {
       frame.dataset.seen = "1";
       if (typeof data.height === "number" && data.height > 0) frame.style.height = `${Math.min(data.height, 4000)}px`;
@@ -218,8 +228,16 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
         figure.dataset.state = "rendered";
         status.remove();
         performance.mark("wasmbox:chart-rendered");
-        prepareSpare(renderer, frame, script);
-      } else if (data.wasmboxChart === "failed") {
+        prepareSpare(bundle, frame, script);
+      } else if (data.wasmboxChart === "unsupported" && bundle === "plotly") {
+        // A trace type the smaller library lacks: this chart and the page's later ones go to the
+        // full library; the smaller one's frames are let go.
+        plotlyBundle = "plotly-full";
+        frame.remove();
+        spares.get(bundle)?.frame.remove();
+        spares.delete(bundle);
+        start("plotly-full");
+      } else if (data.wasmboxChart === "failed" || data.wasmboxChart === "unsupported") {
         fail(String(data.message ?? "unknown error").slice(0, 500));
       }
     });
@@ -228,19 +246,21 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
     void ready.then(() => frame.contentWindow?.postMessage({ spec, width: frame.clientWidth }, "*"));
   };
   // The figure is in the page by the time the library's promise settles: a spare can move in.
-  void chartScript(renderer).then(
-    (script) => {
-      const spare = takeSpare(renderer, status);
-      if (spare) {
-        spare.frame.title = title;
-        draw(spare.frame, spare.ready, script);
-        return;
-      }
-      const frame = newFrame(renderer, title);
-      figure.insertBefore(frame, status);
-      draw(frame, loaded(frame, script), script);
-    },
-    (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
-  );
+  const start = (bundle: Bundle): void =>
+    void chartScript(bundle).then(
+      (script) => {
+        const spare = takeSpare(bundle, status);
+        if (spare) {
+          spare.frame.title = title;
+          draw(spare.frame, spare.ready, script, bundle);
+          return;
+        }
+        const frame = newFrame(bundle, title);
+        figure.insertBefore(frame, status);
+        draw(frame, loaded(frame, script), script, bundle);
+      },
+      (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
+    );
+  start(bundleFor(renderer));
   return figure;
 }

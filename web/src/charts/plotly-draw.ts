@@ -1,0 +1,71 @@
+// How a plotly chart frame draws one figure with every way out turned off, whichever plotly.js
+// library the frame holds (plotly-frame.ts: the trace types most figures use; plotly-full-frame.ts:
+// all of them). Both are plotly.js's strict code: no eval, so the frame's policy needs no
+// 'unsafe-eval'.
+import { serveCharts, withoutLinks } from "./frame-side.js";
+import { unsupported } from "./plotly-support.js";
+
+/** The two plotly.js functions a frame uses. */
+export interface PlotlyLibrary {
+  newPlot(root: HTMLElement, data: unknown[], layout: object, config: object): Promise<unknown>;
+  react(root: HTMLElement, data: unknown[], layout: object, config: object): Promise<unknown>;
+}
+
+interface Figure {
+  data?: unknown[];
+  layout?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+}
+
+// The same for every figure: a warmed frame's plot keeps it, so `Plotly.react` redraws in place.
+const CONFIG = {
+  responsive: true,
+  editable: false,
+  displaylogo: false,
+  showLink: false,
+  sendData: false,
+  showSendToCloud: false,
+  showEditInChartStudio: false,
+  linkText: "",
+  topojsonURL: "",
+  // WebGL traces drawn at the screen's own density: plotly's default, 2, draws four times the
+  // pixels a 1x screen shows, which software WebGL (no GPU) pays for on every chart.
+  plotGlPixelRatio: Math.min(Math.max(window.devicePixelRatio || 1, 1), 4),
+};
+
+/** Serve charts drawn with `Plotly`, which holds the trace types `traces` (null: all of them). */
+export function servePlotly(Plotly: PlotlyLibrary, traces: ReadonlySet<string> | null): void {
+  let warmed = false;
+
+  /** A spare frame draws two WebGL points before any spec: its first drawing (the library's code
+   * compiled, the WebGL context and its shaders made) is then off the next chart's path, which
+   * `Plotly.react` draws into the same plot (an SVG figure replaces the WebGL layer). */
+  async function warm(root: HTMLElement): Promise<void> {
+    root.style.height = "450px";
+    await Plotly.newPlot(
+      root,
+      [{ type: "scattergl", mode: "markers", x: [0, 1], y: [0, 1] }],
+      { autosize: true },
+      CONFIG,
+    );
+    warmed = true;
+  }
+
+  async function draw(root: HTMLElement, spec: unknown): Promise<void> {
+    const figure = withoutLinks(spec) as Figure;
+    const layout: Record<string, unknown> = { ...figure.layout, autosize: true };
+    delete layout.images; // layout images are URLs the frame would fetch
+    // The frame takes the height of what it shows: the figure's own, or plotly's default.
+    const height = typeof layout.height === "number" && layout.height > 0 ? Math.min(layout.height, 4000) : 450;
+    root.style.height = `${height}px`;
+    const config = { ...figure.config, ...CONFIG };
+    if (warmed) await Plotly.react(root, figure.data ?? [], layout, config);
+    else await Plotly.newPlot(root, figure.data ?? [], layout, config);
+  }
+
+  serveCharts({
+    draw,
+    warm,
+    unsupported: traces ? (spec, text) => unsupported(spec, text, traces) : undefined,
+  });
+}
