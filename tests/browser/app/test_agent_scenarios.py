@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.browser.app.conftest import AppPage, ScriptedModel, final
-from tests.support.fake_openai import tool_call_stream_reply
+from tests.support.fake_openai import stream_reply, tool_call_stream_reply
 
 pytestmark = pytest.mark.browser
 
@@ -183,3 +183,17 @@ def test_a_number_no_run_computed_is_asked_for_then_marked(
     assert marks.count() >= 1 and marks.last.inner_text() == "0.4987"
     assert marks.last.get_attribute("title") == "not computed by any run"
     assert page.get_by_text("Not computed by any run: 0.4987.").is_visible()
+
+
+def test_a_reply_naming_plotly_starts_a_chart_frame_as_it_streams(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    model.script(stream_reply(["I would chart this with plotly", " once the data is here."]))
+    app_page.open(agent_app).ask("Chart the sales")
+    page = app_page.page
+    # No run, no chart: only the streamed text named the library (web/src/ui/chat-view.ts).
+    assert page.locator("#transcript figure.chart").count() == 0
+    spare = page.locator("iframe[data-bundle=plotly][aria-hidden=true]")
+    spare.wait_for(state="attached", timeout=30_000)
+    assert spare.count() == 1
+    assert app_page.requests.foreign() == []

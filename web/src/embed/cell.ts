@@ -6,7 +6,7 @@ import type { ExecutionResult } from "wasmbox";
 import { saveBytes } from "../ui/files.js";
 import { h } from "../ui/dom.js";
 import { askLine } from "../ui/input-line.js";
-import { expectCharts } from "../ui/chart-view.js";
+import { expectCharts, expectChartsAfter } from "../ui/chart-view.js";
 import { renderResult } from "../ui/result-view.js";
 import { packageList, sessionSandbox, timeoutMs } from "./sessions.js";
 import { CELL_CSS } from "./styles.js";
@@ -88,6 +88,7 @@ export class WasmboxCell extends HTMLElement {
       });
       const download = (path: string): void => void sandbox.readFile(path).then((bytes) => saveBytes(bytes, path));
       this.output!.replaceChildren(renderResult(result, download));
+      expectChartsAfter(result, this.output!);
       this.say("");
       this.result = result;
       performance.mark("wasmbox:cell-result");

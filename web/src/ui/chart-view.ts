@@ -176,6 +176,30 @@ export function expectCharts(code: string, near: Element): void {
   for (const [named, renderer] of LIBRARIES) if (named.test(code)) expectChart(renderer, near);
 }
 
+// The chart libraries' top-level modules, as a result's `audit.importedModules` names them.
+const IMPORTED: Readonly<Record<string, Renderer>> = { plotly: "plotly", altair: "vega" };
+
+interface ShownResult {
+  displays: ReadonlyArray<{ mime: string }>;
+  value?: Readonly<Record<string, unknown>> | null;
+  audit?: { importedModules?: readonly string[] };
+}
+
+/**
+ * `result` is shown in `near`'s document. A run that imported a chart library but showed no chart
+ * of it (`import plotly.express as px` in a first cell) makes a later chart likely: that kind's
+ * spare frame starts now, so its library runs by the time a later run's chart comes, whatever that
+ * run's code names. A run that showed such a chart prepares the next spare once it is drawn.
+ */
+export function expectChartsAfter(result: ShownResult, near: Element): void {
+  const mimes = [...result.displays.map((display) => display.mime), ...Object.keys(result.value ?? {})];
+  const shown = new Set(mimes.map((mime) => RENDERERS[mime]));
+  for (const module of result.audit?.importedModules ?? []) {
+    const renderer = IMPORTED[module];
+    if (renderer && !shown.has(renderer)) expectChart(renderer, near);
+  }
+}
+
 /** Fetch `renderer`'s library and start its spare frame in `near`'s document, unless one is there. */
 function expectChart(renderer: Renderer, near: Element): void {
   const bundle = bundleFor(renderer);

@@ -1,6 +1,6 @@
 // The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
 import type { AgentEvent, ExecutionResult, Transcript, Turn } from "wasmbox";
-import { expectCharts } from "./chart-view.js";
+import { expectCharts, expectChartsAfter } from "./chart-view.js";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { askLine } from "./input-line.js";
@@ -74,7 +74,7 @@ export class ChatView {
         if (part.kind === "text" && turn.role === "model")
           this.container().append(h("div", { class: "model-text" }, renderMarkdown(part.text)));
         else if (part.kind === "executable_code") this.showCode(part.callId, part.code);
-        else if (part.kind === "code_execution_result") this.showResult(part.callId, part.result);
+        else if (part.kind === "code_execution_result") this.placeResult(part.callId, part.result);
       }
       if (turn.role === "model" && turn.ungrounded?.length) this.showUngrounded(turn.ungrounded);
     }
@@ -92,7 +92,13 @@ export class ChatView {
     this.showCode(callId, code);
   }
 
+  /** A run's result, as it comes: a run that imported a chart library readies its chart frame. */
   showResult(callId: string, result: ExecutionResult): void {
+    this.placeResult(callId, result);
+    expectChartsAfter(result, this.root);
+  }
+
+  private placeResult(callId: string, result: ExecutionResult): void {
     const view = renderResult(result, this.download);
     view.dataset.callId = callId; // "Run all" finds a cell's result by it (ui/replay-marks.ts)
     const live = this.liveOutputs.get(callId);
@@ -157,6 +163,9 @@ export class ChatView {
   private render(live: LiveText): void {
     if (!live.pending) return;
     live.pending = false;
+    // A model that writes its code as text names the chart library while it streams: the chart
+    // frame starts then, long before the run's result comes.
+    expectCharts(live.text, this.root);
     live.element.replaceChildren(renderMarkdown(live.text));
     this.scroll();
   }
