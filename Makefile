@@ -126,8 +126,8 @@ bench-coverage: build browser ## DataFrameBench tasks (PyPI, pinned): passes nat
 	$(BIN)/pip install -q --disable-pip-version-check -r tests/bench/coverage-requirements.txt
 	$(BIN)/python -m tests.bench.coverage
 
-bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache
-	$(BIN)/python -m tests.bench.app
+bench-app: build browser ## web-app figures: open → input usable → sandbox ready, cold and warm cache; charts (BENCH_APP_ARGS="--only charts")
+	$(BIN)/python -m tests.bench.app $(BENCH_APP_ARGS)
 
 bench-anywhere: build browser ## Python client and `wasmbox mcp` timings: cold start, warm 1+1 (and mcp-run-python when it can run)
 	$(BIN)/python -m tests.bench.anywhere

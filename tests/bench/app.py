@@ -1,14 +1,18 @@
 """Web-app figures (`make bench-app`): from opening `/` to the input being usable and to the
 sandbox being ready, with the browser's HTTP cache cold and warm, and the bytes each took; then
 from a 10,000-point plotly result reaching the page to its chart painted: a page's first chart
-whose run names plotly (its frame starts with the run), a first chart with no such head start,
-and later ones; the same from the run's submission, and the bytes loaded only for charts.
+after a run that imported plotly, one whose own run imports and names plotly (its frame starts
+with the run), one with no head start, and later ones; the same from the run's submission, and
+the bytes loaded only for charts; and a page's first chart of a trace type the smaller plotly
+library lacks (drawn with the full one).
+`--only pages` or `--only charts` prints one half.
 
 Prints figures only (median, min–max of 5); nothing asserts a time.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import statistics
 from dataclasses import dataclass
@@ -73,17 +77,24 @@ def visits(browser: Browser, url: str, warm: bool) -> list[Visit]:
     return results
 
 
-# The chart's own code, as the first run after the imports and as every later one; without
-# NAMED, a run that does not name plotly, so the page gets no head start (web/src/ui/chart-view.ts
-# starts the chart library as soon as a run that names plotly or altair begins).
+# The chart's own code. web/src/ui/chart-view.ts starts the chart library as soon as a run that
+# names plotly begins, or once a run that imported plotly returns; a run that does neither (its
+# import spelled with a fullwidth first letter, which Python folds to "p", so the import is the
+# real one) gives its page no head start.
 CHART = (
     "rng = np.random.default_rng(0)\n"
     "px.scatter(x=rng.normal(size=10_000), y=rng.normal(size=10_000), title='10,000 points')"
 )
 NAMED = "import plotly.express as px\n"
-# The imports are not the chart's: run first, in a run that does not spell plotly either (its
-# first letter fullwidth, which Python folds to "p", so the import is the real one).
+UNNAMED = "import \uff50lotly.express as px\n"
+# 10,000 points in polar axes (scatterpolargl), a trace type only the full plotly library has.
+POLAR = (
+    "rng = np.random.default_rng(0)\n"
+    "px.scatter_polar(r=rng.random(10_000), theta=rng.random(10_000) * 360, title='polar')"
+)
+# A page's first run: with plotly, or numpy only (the chart's run then imports plotly itself).
 IMPORTS = "import numpy as np, \uff50lotly.express as px"
+NUMPY = "import numpy as np"
 RUN_IN_CONSOLE = """(code) => {
   document.getElementById("console-tab").click();
   document.getElementById("code").value = code;
@@ -152,61 +163,85 @@ def parts(runs: list[ChartRun]) -> str:
     )
 
 
-def chart_page(context: BrowserContext, url: str, codes: list[str]) -> tuple[list[ChartRun], int]:
-    """A new page's chart runs, one per code, after the imports; the chart bytes it fetched."""
+def chart_page(
+    context: BrowserContext, url: str, imports: str, codes: list[str]
+) -> tuple[list[ChartRun], int]:
+    """A new page's chart runs, one per code, after `imports`; the chart bytes it fetched."""
     page = context.new_page()
     fetched: list[int] = []
     page.on(
         "requestfinished",
-        lambda r: fetched.append(r.sizes()["responseBodySize"]) if "/charts/" in r.url else None,
+        lambda r: (
+            fetched.append(max(r.sizes()["responseBodySize"], 0)) if "/charts/" in r.url else None
+        ),
     )
     page.goto(f"{url}/?timeoutMs=300000")
     page.get_by_text("Sandbox: ready").wait_for(timeout=120_000)
-    run_when_idle(page, IMPORTS)
+    run_when_idle(page, imports)
     page.locator("#transcript .result").first.wait_for(timeout=300_000)
-    if fetched:
-        raise RuntimeError("a chart library was fetched before any run named it")
+    if fetched and "lotly" not in imports:
+        raise RuntimeError("a chart library was fetched before any run named or imported it")
     runs = [chart_run(page, code) for code in codes]
     page.close()
     return runs, sum(fetched)
 
 
 def chart_figures(browser: Browser, base: str, runs: int = RUNS) -> None:
-    """The chart rows: a page whose runs name plotly, then one whose run does not."""
+    """The chart rows: a page whose first run imported plotly, one whose chart's run imports and
+    names it, one whose chart's run imports it unnamed, and a figure only the full library draws."""
     # No service worker: its cache-first copy would hide the chart bytes from the page.
     context = browser.new_context(service_workers="block")
-    named, named_bytes = chart_page(context, base, [NAMED + CHART] * runs)
-    unnamed, _ = chart_page(context, base, [CHART])  # the library from the HTTP cache
+    imported, chart_bytes = chart_page(context, base, IMPORTS, [NAMED + CHART] * runs)
+    # The library from the HTTP cache from here on.
+    named, _ = chart_page(context, base, NUMPY, [NAMED + CHART])
+    unnamed, _ = chart_page(context, base, NUMPY, [UNNAMED + CHART])
+    polar, full_bytes = chart_page(context, base, IMPORTS, [NAMED + POLAR])  # the full one fetched
     context.close()
-    first, later, bare = named[0], named[1:], unnamed[0]
+    first, later, own, bare = imported[0], imported[1:], named[0], unnamed[0]
     print(f"10,000-point plotly result → chart painted ({first.caption}):")
-    print("  first chart of a page, its run names plotly, so its frame starts as the run")
-    print(f"    begins (library fetched then): {first.result_ms:8.0f} ms  ({parts([first])})")
-    print("  first chart of a page, no run named plotly before it: the frame starts when")
+    print("  first chart of a page whose previous run imported plotly (library fetched then;")
+    print(f"    its run names plotly too): {first.result_ms:8.0f} ms  ({parts([first])})")
+    print("  first chart of a page, its own run imports and names plotly, so its frame starts")
+    print(f"    as the run begins: {own.result_ms:8.0f} ms  ({parts([own])})")
+    print("  first chart of a page, its run imports plotly unnamed: the frame starts when")
     print(f"    the result comes (library cached): {bare.result_ms:8.0f} ms  ({parts([bare])})")
     print(f"  later charts, a warm frame waiting: {summary([r.result_ms for r in later])}")
     print(f"    ({parts(later)})")
+    print("  first chart of a page, a trace type only the full library has (its run names")
+    print(
+        f"    plotly; the smaller library refuses it): {polar[0].result_ms:8.0f} ms  "
+        f"({polar[0].caption}; {parts(polar)})"
+    )
     print("  run submitted → chart painted (the Python run included):")
-    print(f"    first chart, frame started as its run began: {first.run_ms:8.0f} ms")
-    print(f"    first chart, no run named plotly before it:  {bare.run_ms:8.0f} ms")
+    print(f"    first chart, plotly imported by a previous run: {first.run_ms:8.0f} ms")
+    print(f"    first chart, its run imports and names plotly:  {own.run_ms:8.0f} ms")
+    print(f"    first chart, its run imports plotly unnamed:    {bare.run_ms:8.0f} ms")
     print(f"    later charts: {summary([r.run_ms for r in later])}")
     print(
-        "  bytes loaded only once a run names plotly or a chart appears: "
-        f"{megabytes(named_bytes)} (encoded)"
+        "  bytes loaded only once a run names or imports plotly or a chart appears: "
+        f"{megabytes(chart_bytes)} (encoded)"
+    )
+    print(
+        "  and the full library, only for a figure the smaller one cannot draw: "
+        f"{megabytes(full_bytes)} (encoded)"
     )
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="web-app figures: pages, then charts")
+    parser.add_argument("--only", choices=("pages", "charts"), help="print one half of the rows")
+    only = parser.parse_args().only
     with running(test_app(Settings())) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(**launch_args())
-        for label, warm in (("cold", False), ("warm", True)):
+        for label, warm in (("cold", False), ("warm", True)) if only != "charts" else ():
             rows = visits(browser, f"{base}/", warm)
             print(f"{label} browser cache:")
             print(f"  open → input usable:  {summary([v.input_ms for v in rows])}")
             print(f"  open → sandbox ready: {summary([v.ready_ms for v in rows])}")
             print(f"  bytes to input usable:  {megabytes(rows[-1].input_bytes)}")
             print(f"  bytes to sandbox ready: {megabytes(rows[-1].ready_bytes)}")
-        chart_figures(browser, base)
+        if only != "pages":
+            chart_figures(browser, base)
         browser.close()
 
 
