@@ -71,6 +71,8 @@ def charts_app(browser: Browser, console_app: str) -> Iterator[ChartPage]:
 
 
 def hover_shows(app: ChartPage, frame: Frame, mark: str, label: str, text: str) -> None:
+    # Scrolled into the conversation's view first: a chart low in the log sits under the input.
+    frame.locator(mark).first.scroll_into_view_if_needed()
     box = frame.locator(mark).first.bounding_box()
     assert box is not None
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
