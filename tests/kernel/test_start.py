@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from wasmbox_kernel import Kernel
@@ -76,3 +77,23 @@ def test_a_context_variable_one_cell_sets_is_what_the_next_gets(
 
     assert run_async(main())["value"]["text/plain"] == "2"
     assert DISPATCHER.current() is None
+
+
+def test_start_json_gives_the_result_as_its_json_text(kernel: Kernel) -> None:
+    text = kernel.start_json("x = 40\nx + 2", run_id="r")
+    assert isinstance(text, str)
+    assert json.loads(text) == json.loads(kernel.result_json(start(kernel, "x = 40\nx + 2")))
+    assert json.loads(text)["value"]["text/plain"] == "42"
+
+
+def test_start_json_of_a_cell_with_top_level_await_is_a_task_giving_the_text(
+    kernel: Kernel, run_async: Any
+) -> None:
+    async def main() -> tuple[bool, Any]:
+        started = kernel.start_json("import asyncio\nawait asyncio.sleep(0)\n'later'", run_id="r")
+        assert isinstance(started, asyncio.Future)
+        return True, await started
+
+    is_task, text = run_async(main())
+    assert is_task
+    assert json.loads(text)["value"]["text/plain"] == "'later'"

@@ -69,7 +69,7 @@ export async function runCell(
   // and only there can WebKit's Worker.terminate() stop the thread (never inside WebAssembly).
   const buffer = interrupts ? interrupts.signal : terminationPoint;
   const onCell = (running: boolean) => pyodide.setInterruptBuffer((running ? buffer : undefined) as Int32Array);
-  let proxy: PyProxy;
+  let text: string;
   const host = hostCalls.forRun(request.id, request.host);
   try {
     const options = {
@@ -79,9 +79,10 @@ export async function runCell(
       load_failures: loadFailures,
       host: host.bridge,
     };
-    // The result itself, or for a cell with top-level await a task (a thenable proxy) giving it.
-    proxy = kernel.start.callKwargs(request.code, options) as PyProxy;
-    if (typeof proxy.then === "function") proxy = (await proxy) as PyProxy;
+    // The result as JSON text, or for a cell with top-level await a task (a thenable proxy,
+    // destroyed once awaited) giving it.
+    const started = startOf(kernel).callKwargs(request.code, options) as string | PyProxy;
+    text = typeof started === "string" ? started : ((await started) as unknown as string);
   } catch (error) {
     // An interrupt in the kernel's own lines around the cell escapes the kernel.
     if ((error as { type?: unknown }).type !== "KeyboardInterrupt") throw error;
@@ -93,7 +94,7 @@ export async function runCell(
   }
   // Its wait for the browser's events of this run overlaps the work below.
   const audited = endAudit();
-  const result = resultOf(kernel, proxy);
+  const result = JSON.parse(text) as KernelResult;
   result.audit.peakMemoryBytes = peakMemory();
   memoryBudget?.endRun(result);
   const attempts = await audited;
@@ -101,18 +102,24 @@ export async function runCell(
   return result;
 }
 
+/** Each kernel's `start_json`, taken from it once: a method read from a proxy is a new proxy. */
+const starts = new WeakMap<PyProxy, PyCallable>();
+
 /**
- * The kernel's result, as JSON text parsed here: converting the dict itself crosses between
- * Python and JavaScript once per value, which a run that wrote thousands of files pays for each.
+ * The kernel's run call. Its result comes as JSON text, parsed here: converting the dict itself
+ * crosses between Python and JavaScript once per value, which a run that wrote thousands of
+ * files pays for each, and a proxy of it costs a short run a share of its time.
  */
-function resultOf(kernel: PyProxy, proxy: PyProxy): KernelResult {
-  const toJson = kernel.result_json as PyCallable;
-  try {
-    return JSON.parse(toJson(proxy) as string) as KernelResult;
-  } finally {
-    toJson.destroy();
-    proxy.destroy();
-  }
+function startOf(kernel: PyProxy): PyCallable {
+  let start = starts.get(kernel);
+  if (!start) starts.set(kernel, (start = kernel.start_json as PyCallable));
+  return start;
+}
+
+/** Before a kernel's proxy is destroyed: its run call too (it holds the kernel). */
+export function releaseKernel(kernel: PyProxy): void {
+  starts.get(kernel)?.destroy();
+  starts.delete(kernel);
 }
 
 /** A run cancelled before its cell ran: the state is intact. */

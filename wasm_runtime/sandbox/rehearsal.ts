@@ -8,7 +8,7 @@
 // exercises the interpreter, which speeds up the page's first heavy import.
 import type { PyProxy } from "pyodide/ffi";
 import { LIMITS, type KernelConfig } from "../protocol/types.js";
-import { runCell } from "./execute.js";
+import { releaseKernel, runCell } from "./execute.js";
 import { MemoryFigures } from "./memory.js";
 import { HostCalls } from "./host-calls.js";
 import { loaderLog } from "./loader-log.js";
@@ -68,7 +68,10 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
   } catch (error) {
     loaderLog.push(`rehearsal: ${error}`); // a spare that could not rehearse still serves
   } finally {
-    kernel?.close();
-    kernel?.destroy();
+    if (kernel) {
+      kernel.close();
+      releaseKernel(kernel);
+      kernel.destroy();
+    }
   }
 }

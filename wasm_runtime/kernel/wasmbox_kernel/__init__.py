@@ -22,6 +22,8 @@ The JavaScript worker creates one kernel per worker and calls it like this::
     `interpreter.py`); `Kernel()` calls it too.
 `Kernel.close()`: forgets the kernel's cells (their lines in `linecache`) and globals.
 `Kernel.result_json(result)` -> the result as JSON text (the worker parses it in one call).
+`Kernel.start_json` (same arguments as `start`) -> that text at once, or a task giving it: what
+    the worker calls, so one string crosses to JavaScript instead of a proxy of the dict.
 `Kernel.watch_files(changes, scan=None)`: the worker's count of file system changes (a run that
     changed nothing is not scanned) and, optionally, its own walk of the files (`fsscan.unpack`).
 `Kernel.describe_files()` -> a bounded text preview of the working directory's data files

@@ -136,6 +136,31 @@ class Kernel:
         """A run's result as JSON text, for the worker (`result.result_json`)."""
         return result_json(result)
 
+    def start_json(
+        self,
+        code: str,
+        *,
+        run_id: str,
+        on_stream: StreamCallback | None = None,
+        on_cell: CellCallback | None = None,
+        load_failures: Sequence[str] = (),
+        host: HostBridge | None = None,
+    ) -> str | asyncio.Task[str]:
+        """`start`, with the result as JSON text (`result.result_json`), or a task giving that
+        text: what the worker calls, so that a plain cell's result crosses to JavaScript as one
+        string, without a proxy for the dict and a second call to convert it."""
+        started = self.start(
+            code,
+            run_id=run_id,
+            on_stream=on_stream,
+            on_cell=on_cell,
+            load_failures=load_failures,
+            host=host,
+        )
+        if isinstance(started, asyncio.Future):
+            return asyncio.get_event_loop().create_task(_json_when_done(started))
+        return result_json(started)
+
     def save_state(self) -> SavedState:
         """The cells' variables, module attributes and settings, pickled; the ones that cannot
         be are named (see `state.py`)."""
@@ -463,6 +488,10 @@ def _violation_traceback(violation: Violation, filename: str) -> str:
         f'  File "{filename}", line {violation.line}\n    {source}\n'
         f"PolicyViolation: {violation.message}\n"
     )
+
+
+async def _json_when_done(started: asyncio.Future[KernelResult]) -> str:
+    return result_json(await started)
 
 
 def _to_the_end(

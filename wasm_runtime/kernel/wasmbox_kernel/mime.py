@@ -121,9 +121,13 @@ def _as_text(mime: str, data: object) -> str | None:
     return None
 
 
+# json.dumps with an option builds a new encoder per call: a value's bundle is made every run.
+_JSON_ENCODER = json.JSONEncoder(allow_nan=False)
+
+
 def _json_text(obj: object) -> str | None:
     try:
-        return json.dumps(obj, allow_nan=False)
+        return _JSON_ENCODER.encode(obj)
     except (TypeError, ValueError, RecursionError):
         return None
 

@@ -76,4 +76,8 @@ def result_json(result: KernelResult) -> str:
     """`result` as JSON text: the worker parses it in one call (sandbox/execute.ts), where
     converting the dict crossed between Python and JavaScript once per value. Strings go as they
     are (not escaped to ASCII), lone surrogates included, as the conversion gave them."""
-    return json.dumps(result, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _RESULT_ENCODER.encode(result)
+
+
+# One encoder for every result: json.dumps with options builds a new one per call.
+_RESULT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
