@@ -202,8 +202,6 @@ export const WorkerMessageSchema = v.variant("type", [
     name: v.picklist(["stdout", "stderr"]),
     text: text(LIMITS.maxStreamChunk),
   }),
-  // The run's packages are in and its cell begins: from here an interrupt can stop it.
-  v.object({ type: v.literal("cell-started"), id: int }),
   v.object({ type: v.literal("result"), id: int, result: KernelResultSchema }),
   v.object({ type: v.literal("done"), id: int }),
   v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),

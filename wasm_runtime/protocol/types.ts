@@ -97,7 +97,7 @@ export type StreamName = "stdout" | "stderr";
 
 // Host → worker, over the MessagePort the frame hands to the host. Every request has an `id`
 // that its reply echoes; an `execute` request's `id` is also its run's id, which the run's
-// `stream` and `cell-started` messages carry and an interrupt names.
+// `stream` messages and the frame's `cell-started` carry and an interrupt names.
 export type WorkerRequest =
   | { type: "configure"; id: number; config: KernelConfig }
   | { type: "execute"; id: number; code: string; host?: RunHost }
@@ -223,7 +223,10 @@ export type WorkerBoot = {
 };
 
 // Frame → host (window.postMessage; the host checks `event.source === iframe.contentWindow`).
+// `cell-started`: in answer to an `interrupt`, run `id` had begun its cell (its packages are in),
+// as the worker marks on the interrupt line; the watchdog's grace then counts from the deadline.
 export type FrameReply =
   | { type: "frame-loaded" }
   | { type: "frame-ready"; port: MessagePort; isolated: boolean }
-  | { type: "worker-crashed"; message: string };
+  | { type: "worker-crashed"; message: string }
+  | { type: "cell-started"; id: number };

@@ -61,7 +61,6 @@ export async function runCell(
     interrupts.end();
     return interruptedBeforeStart();
   }
-  post({ type: "cell-started", id: request.id });
   const onStream = (name: StreamName, text: string) => post({ type: "stream", id: request.id, name, text });
   // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
   // package loading in the background runs Python too, and must never take the interrupt.

@@ -8,6 +8,7 @@ import {
   MAX_PUSHED_FILES,
   RUNTIME_FILE_NAME,
   START_SNAPSHOTS,
+  type FrameReply,
   type FrameRequest,
   type FrameStart,
   type HostAnswer,
@@ -61,10 +62,15 @@ addEventListener("message", (event) => {
   if (event.source !== parent) return;
   if (!worker && isStart(event.data)) start(event.data);
   else if (worker && isPush(event.data)) push(worker, event.data);
-  else if (interrupt && isInterrupt(event.data)) requestInterrupt(interrupt, event.data.id);
+  else if (interrupt && isInterrupt(event.data)) interruptRun(interrupt, event.data.id);
   else if (answers && isAnswer(event.data)) writeAnswer(answers, event.data);
 });
 parent.postMessage({ type: "frame-loaded" }, "*");
+
+/** Interrupt run `id`; the host learns here, not from the worker, that its cell had begun. */
+function interruptRun(buffer: SharedArrayBuffer, id: number): void {
+  requestInterrupt(buffer, id, () => parent.postMessage({ type: "cell-started", id } satisfies FrameReply, "*"));
+}
 
 function fields(data: unknown): Record<string, unknown> {
   return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};

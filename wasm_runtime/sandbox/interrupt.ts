@@ -25,14 +25,21 @@ export function createInterruptBuffer(): SharedArrayBuffer {
  * check reads the buffer and then clears it, two steps rather than one atomic exchange, so a
  * write that lands between them is lost (a few runs in a hundred, in a tight loop). While the run
  * goes on the request is therefore repeated; that also stops code that swallows KeyboardInterrupt.
+ * `running` is called once if the run is seen in its cell. A run not seen there has ended, or has
+ * not begun its cell and then skips it (`begin`): its reply comes either way.
  */
-export function requestInterrupt(buffer: SharedArrayBuffer, run: number): void {
+export function requestInterrupt(buffer: SharedArrayBuffer, run: number, running: () => void = () => undefined): void {
   const slots = new Int32Array(buffer);
   Atomics.store(slots, REQUESTED, run);
   let attempts = 0;
+  let seen = false;
   const deliver = (): void => {
     if (Atomics.load(slots, REQUESTED) !== run) return; // a later run's request took over
-    if (Atomics.load(slots, RUNNING) === run) Atomics.store(slots, SIGNAL, SIGINT);
+    if (Atomics.load(slots, RUNNING) === run) {
+      Atomics.store(slots, SIGNAL, SIGINT);
+      if (!seen) running();
+      seen = true;
+    }
     if (++attempts < REPEATS) setTimeout(deliver, REPEAT_MS);
   };
   deliver();

@@ -94,7 +94,7 @@ type StreamSink = (name: StreamName, text: string) => void;
 /** What a run's events go to while it runs. */
 export interface RunListeners {
   onStream: StreamSink;
-  /** The run has its packages and starts its cell: from here an interrupt can stop it. */
+  /** The frame found the run in its cell when asked to interrupt it (an interrupt then stops it). */
   onCellStart: () => void;
   /** Python asks the host (a tool, input()): the answer (sdk/tools.ts: RunCalls). */
   onHostCall?: (call: HostCall) => Promise<HostCallAnswer>;
@@ -215,6 +215,9 @@ export class Engine {
             () => ((started = true), clearTimeout(timer), resolve(engine!)),
             (e: SandboxError) => fail(e.message, e.errorName),
           );
+        } else if (type === "cell-started" && engine) {
+          const { id } = event.data as { id?: unknown };
+          if (Number.isSafeInteger(id)) engine.runs.get(id as number)?.onCellStart();
         } else if (type === "worker-crashed") {
           const { message } = event.data as { message?: unknown };
           fail(
@@ -253,8 +256,6 @@ export class Engine {
       this.bootWaiter = null;
     } else if (message.type === "stream") {
       this.runs.get(message.id)?.onStream(message.name, message.text);
-    } else if (message.type === "cell-started") {
-      this.runs.get(message.id)?.onCellStart();
     } else if (message.type === "host-call") {
       this.hostCall(message);
     } else if (message.type === "fatal") {

@@ -1,10 +1,12 @@
 // One execution under the watchdog: the run races its deadline and the caller's abort signal;
 // when isolated, the interrupt buffer gets a grace period (state kept), then the frame is removed
 // (state lost). A deadline ends as OUTCOME_DEADLINE_EXCEEDED, an abort as OUTCOME_CANCELLED.
-// The grace starts when the cell does: while the run's packages load, no code of the caller's
-// runs and an interrupt cannot land; once they are in, the run is skipped with its state intact.
-// The worker says when its cell starts; a worker that code has tampered with may never say so,
-// which buys it PACKAGE_LOAD_GRACE_MS more before the frame is removed, and no more.
+// The grace counts from the deadline for a run whose cell had begun; while the run's packages
+// load, no code of the caller's runs and an interrupt cannot land: once they are in, the run is
+// skipped with its state intact. The frame answers the interrupt with whether the cell had begun
+// (the worker marks it on the interrupt line, so a run costs no message for it); a worker that
+// code has tampered with may hide it, which buys it PACKAGE_LOAD_GRACE_MS more before the frame
+// is removed, and no more.
 import type { KernelResult, StreamName, WorkerReply } from "../protocol/types.js";
 import { EngineDied, type Engine } from "./engine.js";
 import { SandboxError } from "./errors.js";
@@ -79,11 +81,8 @@ async function watch(engine: Engine, code: string, options: WatchOptions): Promi
       // a throwing callback must not end the run
     }
   };
-  let cellStarted = false;
   let onCellStart = (): void => undefined;
-  const cellStart = new Promise<void>((resolve) => {
-    onCellStart = () => ((cellStarted = true), resolve());
-  });
+  const cellStart = new Promise<void>((resolve) => (onCellStart = resolve));
   // Only a result the kernel did not make needs it: the kernel hashes the code itself.
   let hashing: Promise<string> | null = null;
   const codeSha256 = () => (hashing ??= sha256Hex(code));
@@ -105,13 +104,11 @@ async function watch(engine: Engine, code: string, options: WatchOptions): Promi
   if (interrupted) {
     // The grace ends at a fixed time, counted from the deadline rather than from a timer that a
     // busy page may have fired late; from the cell's start when packages were still loading.
-    let graceEnds =
+    const graceEnds =
       (stop === TIMEOUT ? begun + options.timeoutMs : performance.now()) + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS;
     run.interrupt();
-    if (!cellStarted) {
-      await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
-      graceEnds = Math.max(graceEnds, performance.now() + INTERRUPT_GRACE_MS - SETTLE_MARGIN_MS);
-    }
+    // A run still loading its packages answers once they are in, its cell skipped.
+    await within(Promise.race([reply, cellStart]), PACKAGE_LOAD_GRACE_MS);
     settled = await within(reply, Math.max(0, graceEnds - performance.now()));
   }
   if (isStop(settled)) {
