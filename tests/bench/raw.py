@@ -74,6 +74,19 @@ def in_browser(browser: EngineBrowser, url: str, runs: int) -> dict[str, list[fl
     return rows
 
 
+def open_page(browser: EngineBrowser, url: str) -> EnginePage:
+    """The plain page whose workers run raw Pyodide (`warm_calls`)."""
+    page = browser.new_page()
+    _visit(page, url)
+    return page
+
+
+def warm_calls(page: EnginePage) -> list[float]:
+    """W2 as `in_browser` times it: a new worker, one call, then WARM_CALLS calls timed."""
+    times: list[float] = page.evaluate("([c, n]) => rawPyodide.warmCalls(c, n)", [W2, WARM_CALLS])
+    return times
+
+
 def _visit(page: EnginePage, url: str) -> None:
     page.goto("about:blank")  # a repeat visit is a new document (Firefox aborts a same-URL one)
     page.goto(f"{url}{PAGE}")

@@ -11,11 +11,13 @@ plot rows alone, `--only first-plot` the first-plot rows without the pairplot (a
 page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session claiming
 the spare mid-preload); `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
 `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt
-mode), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of 20 files)
-alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe
-rows, in W2 and W4 of `--only raw`, and in `--only files`. Several engines: measured one after
-another, then one table with a column per engine; a row that failed in an engine gives the
-reason in its cell. Prints figures only, nothing here asserts a time."""
+mode), `--only w2` W2 beside raw Pyodide's in a plain worker of the same browser, a sample of
+each in turn (and of the baseline's, below), `--only describe` the agent's file preview
+(describeFiles of a 50 MB CSV and of 20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's
+build, alternating: in W11, in the describe rows, in W2 and W4 of `--only raw`, in `--only w2`,
+and in `--only files`. Several engines: measured one after another, then one table with a
+column per engine; a row that failed in an engine gives the reason in its cell. Prints figures
+only, nothing here asserts a time."""
 
 from __future__ import annotations
 
@@ -336,6 +338,10 @@ def measure(engine: str, only: str, table: Table) -> str:
         if only == "w11":
             section("W11", lambda row: w11_against_baseline(browser, url, row))
             return f"{browser.name} {browser.version}"
+        if only == "w2":
+            section("W2 beside raw", lambda row: w2_beside_raw(browser, url, row))
+            table.writer(engine, "engine")("load at the end", load())
+            return f"{browser.name} {browser.version}"
         if only == "sessions":
             opened = state.setdefault("page", open_page(browser, url))
             section("W2, W10", lambda row: w2_w10(opened, row))
@@ -408,6 +414,38 @@ def w2_w4_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -
         row(f"{key} same, baseline {Path(baseline).name}", summary(theirs[key]))
         ratio = statistics.median(ours[key]) / statistics.median(theirs[key])
         row(f"{key} this build / baseline (medians)", f"{ratio:8.2f}x")
+
+
+def w2_beside_raw(browser: EngineBrowser, url: str, row: Row) -> None:
+    """W2 in this build and raw Pyodide's W2 in a plain worker of this browser, a sample of each
+    in turn so both see the same load; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's
+    build too, in the same turns."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    with contextlib.ExitStack() as stack:
+        pages: dict[str, tuple[EnginePage, Callable[[EnginePage], list[float]]]] = {
+            "this build": (open_page(browser, url), lambda page: page.evaluate(WARM_CALLS, W2)),
+            "raw": (raw.open_page(browser, url), raw.warm_calls),
+        }
+        if baseline:
+            baseline_url = stack.enter_context(checkout_server(Path(baseline)))
+            pages["baseline"] = (open_page(browser, baseline_url), pages["this build"][1])
+        samples: dict[str, list[float]] = {name: [] for name in pages}
+        for _ in range(RUNS):
+            for name, (page, calls) in pages.items():
+                samples[name] += calls(page)
+        for page, _ in pages.values():
+            page.close()
+    ours = statistics.median(samples["this build"])
+    floor = statistics.median(samples["raw"])
+    row("W2 warm round trip 1+1 (5 calls x 5 sessions)", summary(samples["this build"]))
+    row("W2 raw Pyodide (this browser, same turns)", summary(samples["raw"]))
+    row("W2 ratio wasmbox / raw Pyodide (medians)", f"{ours / floor:8.2f}x")
+    if baseline:
+        theirs = statistics.median(samples["baseline"])
+        row(f"W2 same, baseline {Path(baseline).name}", summary(samples["baseline"]))
+        row("W2 baseline / raw Pyodide (medians)", f"{theirs / floor:8.2f}x")
+        row("W2 this build / baseline (medians)", f"{ours / theirs:8.2f}x")
+    row("load after the W2 rows", load())
 
 
 def w11_against_baseline(browser: EngineBrowser, url: str, row: Row) -> None:
@@ -721,6 +759,7 @@ def main() -> None:
             "raw",
             "sessions",
             "w11",
+            "w2",
             "tools",
             "describe",
             "files",
