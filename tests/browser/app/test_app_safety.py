@@ -175,11 +175,17 @@ def test_a_listing_over_its_cap_is_shown_and_the_page_goes_on(
     app_page: AppPage, console_app: str
 ) -> None:
     """The page lists the files after every activity: a listing the host refuses (more than
-    10,000 files) is named in the Files panel, and the page takes the next run."""
+    10,000 files) is named in the Files panel, and the page takes the next run. The run's
+    result shows a summary of its 10,001 files, not a row each."""
     app_page.open(console_app)
     app_page.run_console(
         "import os\nos.mkdir('many')\nfor i in range(10_001):\n    open(f'many/{i}', 'w').close()"
     )
+    # The run's result lists a few of its files and counts the rest (a result carries at most
+    # 10,000): no row for each.
+    produced = app_page.page.get_by_role("list", name="files produced").last
+    assert produced.get_by_role("listitem").count() == 51
+    assert produced.get_by_role("listitem").last.inner_text() == "… and 9,950 more (see Files)"
     alert = app_page.page.get_by_label("Files in the sandbox").get_by_role("alert")
     alert.wait_for(timeout=60_000)
     assert "Files cannot be listed" in alert.inner_text()

@@ -18,6 +18,12 @@ const OUTCOME_LABELS: Record<string, string> = {
   OUTCOME_CANCELLED: "cancelled",
 };
 
+/**
+ * The files a result lists as rows; the rest are counted. A run that writes thousands of files
+ * would otherwise put a row for each in the transcript, and every later append lays them out.
+ */
+export const SHOWN_FILES = 50;
+
 const INLINE_IMAGES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /** The richest safe rendering of a MIME bundle or display. */
@@ -100,11 +106,13 @@ export function renderResult(result: ExecutionResult, download: DownloadFn): HTM
   if (hint) view.append(h("p", { class: "hint", "aria-label": "hint" }, `Hint: ${hint}`));
   if (result.files.length) {
     const list = h("ul", { class: "files", "aria-label": "files produced" });
-    for (const file of result.files) {
+    for (const file of result.files.slice(0, SHOWN_FILES)) {
       const button = h("button", { type: "button", class: "link" }, `⬇ ${file.path}`);
       button.addEventListener("click", () => download(file.path));
       list.append(h("li", {}, button, ` ${file.size} bytes`));
     }
+    const more = result.files.length - SHOWN_FILES;
+    if (more > 0) list.append(h("li", { class: "more" }, `… and ${more.toLocaleString("en")} more (see Files)`));
     view.append(list);
   }
   return view;
