@@ -190,6 +190,12 @@ export class PersistedSession {
       const record = this.recordOf(this.files, history, appData);
       const remove = Object.keys(previous).filter((path) => !(path in record.files));
       return { record, put: files, remove, state: state?.data ?? null };
+    } catch (error) {
+      // Nothing captured (e.g. a listing refused over its cap): the next save takes all of it again.
+      if (paths === "all") this.everything = true;
+      else this.markFiles(paths);
+      if (withState) this.stateChanged = true;
+      throw error;
     } finally {
       this.capturing -= 1;
     }
