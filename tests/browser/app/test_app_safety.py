@@ -6,6 +6,7 @@ import json
 
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.app.conftest import AppPage, ScriptedModel, final
 from tests.support.fake_openai import reported_stdout, stream_reply, tool_call_stream_reply
@@ -190,6 +191,18 @@ def test_a_listing_over_its_cap_is_shown_and_the_page_goes_on(
     alert.wait_for(timeout=60_000)
     assert "Files cannot be listed" in alert.inner_text()
     assert "10000" in alert.inner_text().replace(",", "")
-    app_page.run_console("import shutil\nshutil.rmtree('many')\nprint('still here')")
+    app_page.run_console(
+        "import shutil\nshutil.rmtree('many')\nopen('kept.txt', 'w').write('x')\nprint('still here')"
+    )
     assert app_page.page.get_by_label("stdout").last.inner_text().strip() == "still here"
     alert.wait_for(state="detached", timeout=60_000)
+    # An unchanged listing leaves the panel's rows as they are; a changed one is shown.
+    panel = app_page.page.get_by_role("list", name="Files in the sandbox")
+    row = panel.get_by_role("listitem").filter(has_text="kept.txt")
+    expect(row).to_have_text("⬇ kept.txt 1 bytes")
+    row.evaluate("(li) => { li.dataset.seen = 'yes'; }")
+    app_page.run_console("print(1)")
+    expect(panel.locator("li[data-seen=yes]")).to_have_count(1)
+    app_page.run_console("open('kept.txt', 'w').write('xyz')")
+    expect(row).to_have_text("⬇ kept.txt 3 bytes")
+    expect(panel.locator("li[data-seen=yes]")).to_have_count(0)
