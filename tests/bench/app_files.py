@@ -36,7 +36,8 @@ TIMED_RUN = """async ([code, alert]) => {
         resolve(performance.now() - start);
       }
     });
-    observer.observe(log, { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true });
+    const watch = { attributes: true, attributeFilter: ["aria-busy"], attributeOldValue: true };
+    observer.observe(log, watch);
   });
   document.getElementById("console-tab").click();
   document.getElementById("code").value = code;

@@ -38,7 +38,14 @@ test("a save whose listing is refused leaves its files and variables for the nex
   session.markFiles(["a.txt", "b.txt"]);
   session.markState();
   let refuse = true;
-  const { engine, asked } = fakeEngine(() => (refuse ? null : [{ path: "a.txt", size: 0 }, { path: "b.txt", size: 0 }]));
+  const { engine, asked } = fakeEngine(() =>
+    refuse
+      ? null
+      : [
+          { path: "a.txt", size: 0 },
+          { path: "b.txt", size: 0 },
+        ],
+  );
   await assert.rejects(session.snapshot(engine, current), /over its cap/);
   assert.equal(session.recordOnly([], null), null, "the failed save's changes are still to save");
 

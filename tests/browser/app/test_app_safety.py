@@ -192,7 +192,8 @@ def test_a_listing_over_its_cap_is_shown_and_the_page_goes_on(
     assert "Files cannot be listed" in alert.inner_text()
     assert "10000" in alert.inner_text().replace(",", "")
     app_page.run_console(
-        "import shutil\nshutil.rmtree('many')\nopen('kept.txt', 'w').write('x')\nprint('still here')"
+        "import shutil\nshutil.rmtree('many')\n"
+        "open('kept.txt', 'w').write('x')\nprint('still here')"
     )
     assert app_page.page.get_by_label("stdout").last.inner_text().strip() == "still here"
     alert.wait_for(state="detached", timeout=60_000)
