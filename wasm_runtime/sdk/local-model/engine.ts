@@ -56,6 +56,9 @@ export async function startEngine(files: Blob[], options: EngineOptions): Promis
       jinja: true,
       // The first real request warms the engine up anyway; a warm-up decode only delays loading.
       warmup: false,
+      // In the WebAssembly build flash attention costs more CPU per generated token than plain
+      // attention, the more so as the conversation grows (docs/local-model.md).
+      flash_attn: false,
       n_gpu_layers: options.gpu ? undefined : 0,
     });
   } catch (error) {
