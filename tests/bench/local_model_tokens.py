@@ -202,7 +202,7 @@ def page_requests(
             renderers = [
                 p for p, (_, _, c) in browser_tree(profile).items() if b"--type=renderer" in c
             ]
-            RECORDED.extend(renderers)
+            RECORDED.extend(browser_tree(profile))  # every process of it writes a map
             pids = ",".join(map(str, renderers))
             recorder = subprocess.Popen(
                 ["perf", "record", "-F", "499", "-o", perf, "-p", pids],
