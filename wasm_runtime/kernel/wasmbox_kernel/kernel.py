@@ -12,6 +12,7 @@ import random
 import sys
 import types
 from collections.abc import Callable, Coroutine, Sequence
+from typing import TypedDict, Unpack
 
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, CompiledCells, compile_cell, evaluate, parse_cell
@@ -56,6 +57,15 @@ FileChanges = Callable[[], int]
 
 FileScan = Callable[[str], str]
 """`scan(root)`: the worker's walk of the files under `root`, as `fsscan.unpack` reads it."""
+
+
+class RunHooks(TypedDict, total=False):
+    """What a run may be given besides its code (see `Kernel.start`)."""
+
+    on_stream: StreamCallback | None
+    on_cell: CellCallback | None
+    load_failures: Sequence[str]
+    host: HostBridge | None
 
 
 def _no_cell_callback(running: bool) -> None:
@@ -137,26 +147,12 @@ class Kernel:
         return result_json(result)
 
     def start_json(
-        self,
-        code: str,
-        *,
-        run_id: str,
-        on_stream: StreamCallback | None = None,
-        on_cell: CellCallback | None = None,
-        load_failures: Sequence[str] = (),
-        host: HostBridge | None = None,
+        self, code: str, *, run_id: str, **hooks: Unpack[RunHooks]
     ) -> str | asyncio.Task[str]:
         """`start`, with the result as JSON text (`result.result_json`), or a task giving that
         text: what the worker calls, so that a plain cell's result crosses to JavaScript as one
         string, without a proxy for the dict and a second call to convert it."""
-        started = self.start(
-            code,
-            run_id=run_id,
-            on_stream=on_stream,
-            on_cell=on_cell,
-            load_failures=load_failures,
-            host=host,
-        )
+        started = self.start(code, run_id=run_id, **hooks)
         if isinstance(started, asyncio.Future):
             return asyncio.get_event_loop().create_task(_json_when_done(started))
         return result_json(started)
@@ -192,25 +188,9 @@ class Kernel:
         self.namespace.clear()
         self._compiled = CompiledCells()
 
-    async def run(
-        self,
-        code: str,
-        *,
-        run_id: str,
-        on_stream: StreamCallback | None = None,
-        on_cell: CellCallback | None = None,
-        load_failures: Sequence[str] = (),
-        host: HostBridge | None = None,
-    ) -> KernelResult:
+    async def run(self, code: str, *, run_id: str, **hooks: Unpack[RunHooks]) -> KernelResult:
         """Run one cell. Never raises for anything the code does (only for outside cancellation)."""
-        started = self.start(
-            code,
-            run_id=run_id,
-            on_stream=on_stream,
-            on_cell=on_cell,
-            load_failures=load_failures,
-            host=host,
-        )
+        started = self.start(code, run_id=run_id, **hooks)
         return await started if isinstance(started, asyncio.Future) else started
 
     def start(
