@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import linecache
 
 import pytest
@@ -178,3 +179,22 @@ def test_a_cell_run_again_is_its_own_cell(run, kernel):
 def test_a_cell_run_again_runs_again(run, kernel):
     code = "n = globals().get('n', 0) + 1\nn"
     assert [run(kernel, code)["value"]["text/plain"] for _ in range(3)] == ["1", "2", "3"]
+
+
+def test_each_run_starts_in_the_working_directory_and_leaves_the_process_where_it_was(
+    run, kernel, tmp_path
+):
+    before = os.getcwd()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    moved = run(kernel, f"import os\nos.chdir({str(elsewhere)!r})\nos.getcwd()")
+    assert json.loads(moved["value"]["application/json"]) == str(elsewhere)
+    assert os.getcwd() == before
+    again = run(kernel, "import os\nos.getcwd()")
+    assert json.loads(again["value"]["application/json"]) == kernel._options.cwd
+    os.chdir(kernel._options.cwd)  # as the worker keeps it between runs
+    try:
+        run(kernel, f"import os\nos.chdir({str(elsewhere)!r})")
+        assert os.getcwd() == kernel._options.cwd
+    finally:
+        os.chdir(before)

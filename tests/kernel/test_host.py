@@ -245,3 +245,13 @@ def test_a_refused_argument_is_told_which_tool_gives_it(run, kernel):
         kernel, "tools.order(order_id=1)", host=bridge({"order": ValueError("no such order")})
     )
     assert "hint" not in alone["error"]  # no other tool names an order id: nothing better to say
+
+
+def test_a_run_given_no_bridge_has_no_tools_and_no_input(run, kernel):
+    """The worker sends no bridge to a run given no tools and no input(): the same answers."""
+    no_input = run(kernel, "input('x')")
+    assert no_input["error"]["name"] == "EOFError"
+    assert "no stdin" in no_input["error"]["message"]
+    no_tools = run(kernel, "from wasmbox import tools\ntools.price(x=1)")
+    assert no_tools["error"]["name"] == "AttributeError"
+    assert "tools of this run: none" in no_tools["error"]["message"]

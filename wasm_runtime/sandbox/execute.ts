@@ -71,12 +71,13 @@ export async function runCell(
   let text: string;
   const host = hostCalls.forRun(request.id, request.host);
   try {
+    // Only what the run needs crosses: each value given becomes a proxy in Python.
     const options = {
       run_id: String(request.id),
       on_stream: onStream,
       on_cell: onCell,
-      load_failures: loadFailures,
-      host: host.bridge,
+      ...(loadFailures.length ? { load_failures: loadFailures } : {}),
+      ...(host.bridge ? { host: host.bridge } : {}),
     };
     // The result as JSON text, or for a cell with top-level await a task (a thenable proxy,
     // destroyed once awaited) giving it.

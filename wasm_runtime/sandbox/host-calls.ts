@@ -38,8 +38,13 @@ export class HostCalls {
     waiter?.(answer);
   }
 
-  /** The bridge for run `id`; `end()` when the run is over refuses its later calls. */
-  forRun(id: number, host: RunHost | undefined): { bridge: RunBridge; end: () => void } {
+  /**
+   * The bridge for run `id`; `end()` when the run is over refuses its later calls. No bridge
+   * for a run given no tools and no input(): the kernel answers it as it would through one
+   * (no tools, input() raises EOFError), without a proxy of it and its JSON per run.
+   */
+  forRun(id: number, host: RunHost | undefined): { bridge: RunBridge | null; end: () => void } {
+    if (!host?.tools?.length && !host?.input) return { bridge: null, end: () => undefined };
     let active = true;
     const mine = new Set<number>();
     const spec = JSON.stringify({

@@ -79,7 +79,7 @@ class RunHost:
     @classmethod
     def of(cls, bridge: HostBridge | None) -> RunHost:
         if bridge is None:
-            return cls()
+            return _NO_HOST
         spec = json.loads(str(bridge.spec))
         tools = {
             str(t["name"]): ToolSpec(str(t["name"]), str(t["description"]), str(t["signature"]))

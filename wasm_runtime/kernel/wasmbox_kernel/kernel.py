@@ -271,7 +271,7 @@ class Kernel:
         # What the run changes in the interpreter, for its duration: one `with` of class-based
         # managers (an ExitStack of generator-based ones was a share of a short run's time).
         with (
-            contextlib.chdir(self._options.cwd),
+            _in_directory(self._options.cwd),
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(err),
             redirect_stdin(HostStdin(out.current_line, out.write)),
@@ -520,6 +520,27 @@ class _as_main_module:
             sys.modules["__main__"] = previous
         else:
             sys.modules.pop("__main__", None)
+
+
+class _in_directory:
+    """`contextlib.chdir` without the two changes of directory when the process is already in
+    `path` (the worker keeps it there between runs): a run ends where it began, wherever the cell
+    went."""
+
+    def __init__(self, path: str) -> None:
+        self._path = os.path.abspath(path)
+        self._previous: list[str] = []
+
+    def __enter__(self) -> None:
+        previous = os.getcwd()
+        self._previous.append(previous)
+        if previous != self._path:
+            os.chdir(self._path)
+
+    def __exit__(self, *exc: object) -> None:
+        previous = self._previous.pop()
+        if os.getcwd() != previous:
+            os.chdir(previous)
 
 
 class _recursion_limit:
