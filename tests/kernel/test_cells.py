@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import linecache
+import os
 
 import pytest
 from wasmbox_kernel import Kernel
