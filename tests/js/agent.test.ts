@@ -50,7 +50,19 @@ test("a tool call runs, its result goes back as a tool message, then the answer"
   assert.equal(tool.role, "tool");
   assert.equal(tool.tool_call_id, assistant.tool_calls[0]?.id);
   assert.equal(JSON.parse(tool.content).stdout, "ran print(1)\n");
-  assert.deepEqual(events, ["turn", "turn", "code", "output", "result", "text"]);
+  assert.deepEqual(events, ["turn", "turn", "call-arguments", "call-arguments", "code", "output", "result", "text"]);
+});
+
+test("a native call's arguments are told as they stream, before its code runs", async () => {
+  const chat = new ScriptedChat(toolCall("import plotly.express as px"), text("Done."));
+  const { agent } = await agentWith(chat);
+  const events: AgentEvent[] = [];
+  await agent.ask("go", { onEvent: (e) => events.push(e) });
+  const pieces = events.flatMap((e) => (e.type === "call-arguments" ? [e.text] : []));
+  assert.equal(pieces.length, 2); // the two deltas the call came in
+  assert.equal(pieces.join(""), JSON.stringify({ code: "import plotly.express as px" }));
+  const code = events.findIndex((e) => e.type === "code");
+  assert.ok(events.findLastIndex((e) => e.type === "call-arguments") < code);
 });
 
 test("several tool calls in one turn run in order, each answered by its own id", async () => {

@@ -112,7 +112,9 @@ def stream_reply(tokens: list[str], chunk_delay_s: float = 0.0, model: str = "gp
     return Reply(chunks=chunks, content_type="text/event-stream", chunk_delay_s=chunk_delay_s)
 
 
-def tool_call_stream_reply(code: str, name: str = "run_python", model: str = "gpt-test") -> Reply:
+def tool_call_stream_reply(
+    code: str, name: str = "run_python", model: str = "gpt-test", chunk_delay_s: float = 0.0
+) -> Reply:
     """A streamed `run_python` tool call whose JSON arguments arrive in two pieces."""
     arguments = json.dumps({"code": code})
     half = len(arguments) // 2
@@ -125,7 +127,7 @@ def tool_call_stream_reply(code: str, name: str = "run_python", model: str = "gp
         chunk({}, model, finish="tool_calls"),
         DONE,
     ]  # fmt: skip
-    return Reply(chunks=chunks, content_type="text/event-stream")
+    return Reply(chunks=chunks, content_type="text/event-stream", chunk_delay_s=chunk_delay_s)
 
 
 def tool_call_completion_reply(code: str, model: str = "gpt-test") -> Reply:

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Frame, Request
 
-from tests.browser.app.conftest import AppPage
+from tests.browser.app.conftest import AppPage, ScriptedModel, final
+from tests.support.fake_openai import tool_call_stream_reply
 from tests.support.network import watch_requests
 
 pytestmark = pytest.mark.browser
@@ -89,6 +90,23 @@ def test_a_run_that_imports_plotly_readies_a_chart_frame(charts_app: ChartPage) 
     spare.wait_for(state="attached", timeout=30_000)
     assert spare.count() == 1
     assert charts_app.page.locator("#transcript figure.chart").count() == 0
+
+
+def test_a_streaming_tool_call_naming_plotly_readies_a_chart_frame_before_it_runs(
+    app_page: AppPage, agent_app: str, model: ScriptedModel
+) -> None:
+    # The call's arguments come in two pieces 3 s apart, "plotly" split between them; the code
+    # shows (and runs) only once the call is complete.
+    code = "print('a plotly chart comes next')"
+    model.script(tool_call_stream_reply(code, chunk_delay_s=3.0), final("Done."))
+    page = app_page.open(agent_app).page
+    with app_page.finishing(120_000):
+        page.get_by_label("Message").fill("Chart it")
+        page.get_by_label("Message").press("Enter")
+        spare = page.locator("iframe[data-bundle=plotly][aria-hidden=true]")
+        spare.wait_for(state="attached", timeout=30_000)
+        assert page.locator("pre.code").count() == 0
+    assert page.get_by_text("Done.").is_visible()
 
 
 def test_a_plotly_figure_renders_answers_a_hover_and_fetches_nothing(charts_app: ChartPage) -> None:

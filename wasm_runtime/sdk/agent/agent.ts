@@ -98,6 +98,9 @@ export type AgentEvent =
   | { type: "turn"; turn: Turn }
   | { type: "model"; model: string; previous: string | null }
   | { type: "text"; text: string }
+  /** A piece of a native tool call's arguments (JSON text) as it streams, before the call is
+   * complete: a page can ready what the code names (a chart library) early. */
+  | { type: "call-arguments"; text: string }
   | { type: "code"; part: Extract<Part, { kind: "executable_code" }>; form: ReplyForm }
   | { type: "output"; callId: string; stream: "stdout" | "stderr"; text: string }
   | { type: "result"; part: Extract<Part, { kind: "code_execution_result" }> }
@@ -489,7 +492,10 @@ export class Agent {
         appendText(turn, delta.content);
         emit({ type: "text", text: delta.content });
       }
-      if (delta.tool_calls?.length) calls.add(delta.tool_calls);
+      if (delta.tool_calls?.length) {
+        const text = calls.add(delta.tool_calls);
+        if (text) emit({ type: "call-arguments", text });
+      }
     }
     signal.throwIfAborted();
     return { content, calls: calls.done() };

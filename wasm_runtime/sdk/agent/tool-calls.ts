@@ -36,14 +36,19 @@ export class ToolCallAssembler {
   private readonly calls: ToolCall[] = [];
   private readonly byIndex = new Map<number, ToolCall>();
 
-  add(deltas: ToolCallDelta[]): void {
+  /** Adds `deltas`; returns the arguments' text they carried (JSON, in pieces as it streams). */
+  add(deltas: ToolCallDelta[]): string {
+    let added = "";
     for (const delta of deltas) {
       const call = this.callFor(delta);
       if (delta.id) call.id = delta.id;
       const name = delta.function?.name;
       if (name && call.function.name !== name) call.function.name += name;
-      call.function.arguments += argumentsText(delta.function);
+      const text = argumentsText(delta.function);
+      call.function.arguments += text;
+      added += text;
     }
+    return added;
   }
 
   private callFor(delta: ToolCallDelta): ToolCall {

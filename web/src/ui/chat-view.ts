@@ -18,6 +18,8 @@ export class ChatView {
   private turnElement: HTMLElement | null = null;
   private liveText: LiveText | null = null;
   private readonly liveOutputs = new Map<string, HTMLElement>();
+  /** The end of the streamed tool call's arguments so far: a library's name split across pieces. */
+  private callTail = "";
   /** The first screen (ui/welcome.ts), shown while the conversation has no turn. */
   private welcome: HTMLElement | null = null;
 
@@ -32,7 +34,10 @@ export class ChatView {
         return this.startTurn(event.turn);
       case "text":
         return this.appendText(event.text);
+      case "call-arguments":
+        return this.expectFromCall(event.text);
       case "code":
+        this.callTail = "";
         expectCharts(event.part.code, this.root);
         return this.showCode(event.part.callId, event.part.code, event.form);
       case "output":
@@ -50,6 +55,13 @@ export class ChatView {
       case "ungrounded":
         return this.showUngrounded(event.numbers);
     }
+  }
+
+  /** A native tool call's code names a chart library while it streams: its frame starts then. */
+  private expectFromCall(text: string): void {
+    const seen = this.callTail + text;
+    expectCharts(seen, this.root);
+    this.callTail = seen.slice(-16);
   }
 
   /** Shown in an empty view until its first turn. */
