@@ -38,13 +38,10 @@ def test_the_code_runs_and_the_turn_ends_in_text_or_a_shown_error(
         assert parts[i + 1]["kind"] == "code_execution_result"
         assert parts[i + 1]["outcome"].startswith("OUTCOME_")
     assert text.strip() or alerts, f"a silent turn: notes {notes}"
+    # llama.cpp's server sends nothing for a streamed request with tools: the page says so and
+    # asks again without streaming, in this same turn.
+    assert any("without streaming" in note for note in notes), notes
     for alert in alerts:
         assert len(alert) > 20  # a message saying what happened, not a bare code
     assert app_page.dialogs == []
 
-
-def test_empty_stream_with_tools_falls_back_to_one_reply(app_page: AppPage, real_app: str) -> None:
-    """This server sends nothing for a streamed request with tools: the page says so and retries."""
-    app_page.open(real_app).ask("Say hello in one short sentence.", timeout_ms=TURN_TIMEOUT_MS)
-    _text, notes, _alerts = assistant_outcome(app_page)
-    assert any("without streaming" in note for note in notes), notes
