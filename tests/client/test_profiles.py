@@ -13,10 +13,11 @@ import pytest
 
 import wasmbox.host
 from tests.client.conftest import Loop
+from tests.support.runtime_store import STORE_KEYS
 from wasmbox import Host, Sandbox, SandboxError
 from wasmbox.profiles import MAX_SLOTS, ProfileSlot, claim_slot, free_port
 
-RUNTIME_ENTRIES = "async () => (await (await caches.open('wasmbox-runtime')).keys()).length"
+RUNTIME_ENTRIES = f"async () => (await ({STORE_KEYS})()).length"
 
 
 def test_a_slot_is_private_locked_and_reused_with_its_port(tmp_path: Path) -> None:

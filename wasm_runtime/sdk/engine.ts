@@ -36,11 +36,14 @@ const BOOT_TIMEOUT_MS = 120_000;
 /**
  * The files a worker starting from `snapshot` is pushed (protocol/types.ts: pushedFiles): the
  * package snapshot's come from the manifest (none if it has none: that worker falls back).
+ * `byParts`: those the worker reads by parts (the package snapshot's bundle, whose side modules
+ * compile as their parts are read), which go as stored.
  */
-async function filesToPush(snapshot: StartSnapshot): Promise<string[]> {
-  if (snapshot === "base") return pushedFiles(snapshot, []);
+async function filesToPush(snapshot: StartSnapshot): Promise<{ files: string[]; byParts: string[] }> {
+  if (snapshot === "base") return { files: pushedFiles(snapshot, []), byParts: [] };
   const entry = await packageSnapshotEntry();
-  return pushedFiles(snapshot, entry ? [entry.file, entry.record, entry.bundle] : []);
+  const files = pushedFiles(snapshot, entry ? [entry.file, entry.record, entry.bundle] : []);
+  return { files, byParts: entry ? [entry.bundle] : [] };
 }
 
 /**
@@ -49,7 +52,7 @@ async function filesToPush(snapshot: StartSnapshot): Promise<string[]> {
  */
 function pushFiles(
   iframe: HTMLIFrameElement,
-  files: readonly string[],
+  { files, byParts }: { files: readonly string[]; byParts: readonly string[] },
   activity: Activity,
   sent: (file: string) => void,
 ): void {
@@ -59,7 +62,7 @@ function pushFiles(
     iframe.contentWindow?.postMessage(push, "*", push.data instanceof Uint8Array ? [push.data.buffer] : []);
   };
   for (const file of files) {
-    void runtimeFile(file, activity).then(
+    void runtimeFile(file, activity, !byParts.includes(file)).then(
       (data) => send({ type: "runtime-file-push", file, data, error: null }),
       (error: unknown) => send({ type: "runtime-file-push", file, data: null, error: String(error) }),
     );
@@ -183,13 +186,14 @@ export class Engine {
       };
       const sendScript = () =>
         Promise.all([script, pushed]).then(
-          ([blob, files]) => {
+          ([blob, push]) => {
             mark("worker-script-sent");
+            const { files } = push;
             const start: FrameStart = { type: "start", script: blob, runtimeUrl: RUNTIME_URL, snapshot, pushed: files };
             iframe.contentWindow?.postMessage(start, "*");
             stage = "the sandbox worker never reported ready";
             files.forEach((file) => unsent.add(file));
-            pushFiles(iframe, files, activity, (file) => unsent.delete(file));
+            pushFiles(iframe, push, activity, (file) => unsent.delete(file));
           },
           (error: unknown) => fail(`its files could not be read: ${String(error)}`),
         );
@@ -330,7 +334,7 @@ export class Engine {
   }
 
   private sendRuntimeFile(fetchId: number, file: string): void {
-    runtimeFile(file, this.activity).then(
+    runtimeFile(file, this.activity, true).then(
       (data) =>
         this.alive &&
         this.port.postMessage(

@@ -9,6 +9,7 @@ import { inBackground, whenIdle } from "./background.js";
 import { sha256Hex } from "./hash.js";
 import { mark } from "./marks.js";
 import { isStored, pruneStore, storedFile, storeFile } from "./runtime-store.js";
+import { storedBytes } from "./store-reader.js";
 
 export const RUNTIME_URL = new URL("../runtime/", import.meta.url).href;
 const MANIFEST = "manifest.json";
@@ -70,7 +71,7 @@ function manifestFiles(): Promise<Map<string, ManifestEntry>> {
 async function download(name: string, activity: Activity | null): Promise<RuntimeData> {
   const entry = name === MANIFEST ? undefined : (await manifestFiles()).get(name);
   const stored = entry && (await storedFile(RUNTIME_URL, name, entry.sha256));
-  if (stored) {
+  if (stored && stored.size === entry.size) {
     mark(`stored ${name}`);
     count(stored.size, stored.size);
     return stored;
@@ -225,10 +226,15 @@ export async function keepForLaterVisits(names: readonly string[], activity: Act
 
 /**
  * The runtime file `name`: the stored Blob (immutable, so shared), or a copy of its bytes (a copy,
- * because the caller transfers it away).
+ * because the caller transfers it away). `whole`: the reader wants all of it at once, so a stored
+ * file comes as bytes where this engine gets bytes to the sandbox faster (store-reader.ts); a
+ * file read by parts stays a Blob.
  */
-export async function runtimeFile(name: string, activity: Activity): Promise<Uint8Array | Blob> {
+export async function runtimeFile(name: string, activity: Activity, whole = false): Promise<Uint8Array | Blob> {
   if (!RUNTIME_FILE_NAME.test(name)) throw new Error(`not a runtime file name: ${JSON.stringify(name)}`);
   const data = await fileBytes(name, activity);
-  return data instanceof Blob ? data : new Uint8Array(data.slice(0));
+  if (!(data instanceof Blob)) return new Uint8Array(data.slice(0));
+  const bytes = whole ? await storedBytes(data) : null;
+  if (bytes) mark(`read stored ${name}`);
+  return bytes ?? data;
 }

@@ -1,13 +1,18 @@
-// Runtime files kept decoded in the host page's CacheStorage, keyed by their sha256 in the
-// manifest: on a repeat visit the HTTP cache would decode brotli again, and reading decoded bytes
-// back is several times faster (make bench-sandbox shows the repeat visit).
+// Runtime files kept decoded by the host page, keyed by their sha256 in the manifest: on a repeat
+// visit the HTTP cache would decode brotli again, and reading decoded bytes back is several times
+// faster (make bench-sandbox shows the repeat visit).
 // An entry is stored only after its bytes matched the manifest's hash, so a bad download never
 // sticks; entries whose hash the current manifest no longer names are deleted.
-// CacheStorage is origin storage the opaque sandbox frame cannot reach; where it is missing
-// (an insecure context) or fails (quota, private mode), files come from the network as before.
+// Where it can, the page keeps them in its origin-private file system (runtime-folder.ts): a file
+// there is a plain file, whose Blob a worker reads at disk speed, where Firefox's CacheStorage
+// hands out a Blob only after copying the whole (compressed) body. Elsewhere, and for entries an
+// older version kept, CacheStorage. Both are origin storage the opaque sandbox frame cannot reach;
+// where both are missing (an insecure context) or fail (quota, private mode), files come from the
+// network as before.
 
 import { sha256Hex } from "./hash.js";
 import { mark } from "./marks.js";
+import { runtimeFolder } from "./runtime-folder.js";
 
 const STORE = "wasmbox-runtime";
 // An answer takes milliseconds; a lookup still pending after this is abandoned.
@@ -24,14 +29,19 @@ function open(): Promise<Cache> | null {
   }
 }
 
+async function cachedFile(base: string, name: string, sha256: string): Promise<Blob | null> {
+  const hit = await (await open())?.match(keyOf(base, name, sha256));
+  return hit ? await hit.blob() : null;
+}
+
 /**
- * The stored file `name` at this hash, or null. A Blob, not bytes: its data stays in the browser's
- * cache until a reader needs it, and a Blob crosses to the sandbox by reference, uncopied.
+ * The stored file `name` at this hash, or null. A Blob, not bytes: its data stays on disk until a
+ * reader needs it, and a Blob crosses to the sandbox by reference, uncopied.
  */
 export async function storedFile(base: string, name: string, sha256: string): Promise<Blob | null> {
   const lookup = (async () => {
-    const hit = await (await open())?.match(keyOf(base, name, sha256));
-    return hit ? await hit.blob() : null;
+    const kept = await (await runtimeFolder())?.file(base, name, sha256).catch(() => null);
+    return kept ?? (await cachedFile(base, name, sha256));
   })();
   // A store that does not answer is a miss, not a stalled start: the file comes from the network.
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -48,6 +58,7 @@ export async function storedFile(base: string, name: string, sha256: string): Pr
 /** Whether the file `name` at this hash is stored (its bytes are not read). */
 export async function isStored(base: string, name: string, sha256: string): Promise<boolean> {
   try {
+    if (await (await runtimeFolder())?.has(base, name, sha256).catch(() => false)) return true;
     return (await (await open())?.match(keyOf(base, name, sha256))) !== undefined;
   } catch {
     return false;
@@ -57,10 +68,14 @@ export async function isStored(base: string, name: string, sha256: string): Prom
 /** Keep `bytes` for later visits, if they are what the manifest says; never rejects. */
 export async function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
   try {
-    const store = await open();
-    if (!store) return;
     if ((await sha256Hex(bytes)) !== sha256) return mark(`not stored ${name}: not the manifest's bytes`);
-    await store.put(keyOf(base, name, sha256), new Response(bytes));
+    const folder = await runtimeFolder();
+    const kept = await folder?.put(base, name, sha256, bytes).then(
+      () => true,
+      () => false,
+    );
+    if (kept) return;
+    await (await open())?.put(keyOf(base, name, sha256), new Response(bytes));
   } catch {
     // quota, private mode: the file comes from the network next time, as before
   }
@@ -68,6 +83,9 @@ export async function storeFile(base: string, name: string, sha256: string, byte
 
 /** Delete the entries of `base` that are not among `current` (name → sha256). In the background. */
 export function pruneStore(base: string, current: Map<string, string>): void {
+  void runtimeFolder()
+    .then((folder) => folder?.prune(base, current))
+    .catch(() => undefined);
   void (async () => {
     const store = await open();
     if (!store) return;

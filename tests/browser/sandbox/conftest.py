@@ -16,6 +16,7 @@ from backend.settings import Settings
 from backend.static import app_page_headers
 from tests.support.engines import EngineBrowser, EnginePage, lacks
 from tests.support.engines.chromium import ChromiumBrowser
+from tests.support.runtime_store import STORE_KEYS
 from tests.support.servers import running, test_app
 
 pytestmark = pytest.mark.browser
@@ -122,12 +123,8 @@ def c_loop_sdk(engine: EngineBrowser, sdk: SdkPage, sdk_server: str) -> Iterator
         page.close()
 
 
-# The page's decoded runtime files (CacheStorage), written once the page is idle.
+# The page's decoded runtime files, written once the page is idle (tests/support/runtime_store.py).
 LARGE_FILES = ("snapshot.bin", "pyodide.asm.wasm", "python_stdlib.zip")
-STORE = "wasmbox-runtime"
-# The store's keys as "<file name>?sha256=<hash>".
-STORE_KEYS = f"""async () => (await (await caches.open("{STORE}")).keys())
-  .map((request) => decodeURIComponent(request.url.split("/runtime/")[1]))"""
 HAS_STORED = f"""async (names) => {{
   const stored = (await ({STORE_KEYS})()).map((key) => key.split("?")[0]);
   return names.every((name) => stored.includes(name));

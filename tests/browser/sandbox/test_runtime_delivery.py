@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Request, Route
 
-from tests.browser.sandbox.conftest import HAS_STORED, LARGE_FILES, SDK_PAGE, STORE, STORE_KEYS
+from tests.browser.sandbox.conftest import HAS_STORED, LARGE_FILES, SDK_PAGE
 from tests.support.engines.base import poll
+from tests.support.runtime_store import FOLDER_KEYS, STORE, STORE_KEYS
 
 pytestmark = pytest.mark.browser
 
@@ -58,9 +59,21 @@ def test_repeat_visit_downloads_no_large_file_again(browser: Browser, isolated_s
 # Whether the page's runtime store refused `name` (its bytes did not hash to the manifest's).
 NOT_STORED = """(name) => performance.getEntriesByType("mark")
   .some((m) => m.name.startsWith(`wasmbox:not stored ${name}:`))"""
-PUT_ENTRY = (
-    f"async (key) => (await caches.open('{STORE}')).put('/runtime/' + key, new Response('x'))"
-)
+# An entry of the page's store, put in both: CacheStorage, and the runtime's own folder.
+PUT_ENTRY = f"""async (key) => {{
+  await (await caches.open("{STORE}")).put("/runtime/" + key, new Response("x"));
+  const [name, sha256] = key.split("?sha256=");
+  const root = await (await navigator.storage.getDirectory()).getDirectoryHandle("{STORE}");
+  for await (const runtime of root.values()) {{
+    const file = await (await runtime.getDirectoryHandle(name, {{ create: true }}))
+      .getFileHandle(sha256, {{ create: true }});
+    const writable = await file.createWritable();
+    await writable.write("x");
+    await writable.close();
+  }}
+}}"""
+# How many entries of each key the store has (a key in both counts twice).
+KEY_COUNT = f"async (key) => (await ({STORE_KEYS})()).filter((k) => k === key).length"
 RUN_6_TIMES_7 = """async () =>
   (await (await wasmbox.Sandbox.create()).execute('6 * 7')).value['text/plain']"""
 
@@ -85,20 +98,23 @@ def test_a_repeat_visit_reads_the_runtime_from_the_page_store(
     browser: Browser, isolated_server: str
 ) -> None:
     """The HTTP cache still decodes brotli on every visit (hundreds of ms for the snapshot); the
-    decoded files are kept in the page's CacheStorage instead, checked against the manifest. An
-    entry the manifest no longer names is deleted."""
+    decoded files are kept in the page's store instead (its origin-private file system, where
+    Chromium can write one), checked against the manifest. An entry the manifest no longer names
+    is deleted, from the folder and from an older version's CacheStorage."""
     context = browser.new_context()
     page = open_sdk(context, isolated_server)
     assert page.evaluate(RUN_6_TIMES_7) == "42"
     # Polled, not page.wait_for_function: Playwright takes a returned promise as truthy at once.
     poll(page, HAS_STORED, list(LARGE_FILES), None)  # stored once the page is idle
+    assert set(LARGE_FILES) <= {key.split("?")[0] for key in page.evaluate(FOLDER_KEYS)}
     stale = "snapshot.bin?sha256=" + "0" * 64
     page.evaluate(PUT_ENTRY, stale)
+    assert page.evaluate(KEY_COUNT, stale) == 2
     page.close()
 
     assert visit(context, isolated_server) == []  # no request for a large file, not even a 304
     page = open_sdk(context, isolated_server)
-    poll(page, f"async (stale) => !(await ({STORE_KEYS})()).includes(stale)", stale, None)
+    poll(page, f"async (stale) => ({KEY_COUNT})(stale).then((n) => n === 0)", stale, None)
     assert set(LARGE_FILES) <= stored_names(page)
     context.close()
 
@@ -168,9 +184,13 @@ def test_a_package_that_does_not_match_the_manifest_is_refused(
 
 def test_a_store_that_never_answers_is_a_miss(browser: Browser, isolated_server: str) -> None:
     """A page's CacheStorage can stall (seen once in CI: a repeat visit waited out the whole boot
-    timeout). A lookup that does not answer is abandoned and the file comes from the network."""
+    timeout), and so may its file system. A lookup that does not answer is abandoned and the file
+    comes from the network."""
     context = browser.new_context()
-    context.add_init_script("CacheStorage.prototype.open = () => new Promise(() => {});")
+    context.add_init_script(
+        "CacheStorage.prototype.open = () => new Promise(() => {});"
+        "StorageManager.prototype.getDirectory = () => new Promise(() => {});"
+    )
     page = context.new_page()
     fetched: list[str] = []
     page.on("requestfinished", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
@@ -178,6 +198,25 @@ def test_a_store_that_never_answers_is_a_miss(browser: Browser, isolated_server:
     page.wait_for_function("() => window.sdkReady === true")
     assert page.evaluate(RUN_6_TIMES_7) == "42"
     assert set(LARGE_FILES) <= set(fetched)
+    context.close()
+
+
+def test_a_page_that_refuses_a_folder_keeps_the_runtime_in_its_cache_storage(
+    browser: Browser, isolated_server: str
+) -> None:
+    """Where the page cannot have its origin-private file system (a browser without one, or one
+    that refuses it, as in private browsing), the store is the page's CacheStorage, and a repeat
+    visit reads the runtime from there."""
+    context = browser.new_context()
+    context.add_init_script(
+        "StorageManager.prototype.getDirectory = () =>"
+        " Promise.reject(new DOMException('refused', 'SecurityError'));"
+    )
+    page = open_sdk(context, isolated_server)
+    assert page.evaluate(RUN_6_TIMES_7) == "42"
+    poll(page, HAS_STORED, list(LARGE_FILES), None)  # STORE_KEYS reads CacheStorage alone here
+    page.close()
+    assert visit(context, isolated_server) == []
     context.close()
 
 
