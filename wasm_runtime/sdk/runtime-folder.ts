@@ -60,8 +60,13 @@ export class RuntimeFolder {
     return (await this.file(base, name, sha256)) !== null;
   }
 
-  /** Write the file; on a failure (quota) nothing of it stays. */
+  /**
+   * Write the file, unless it is there already: a page may store one file twice (a sandbox's
+   * download, and keeping it for the next visit), and an open writer locks the file against a
+   * sandbox's reader (store-reader.ts). On a failure (quota) nothing of it stays.
+   */
   async put(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
+    if (await this.has(base, name, sha256)) return;
     const baseDir = await this.baseDir(base, true);
     const dir = await baseDir!.getDirectoryHandle(name, { create: true });
     const handle = await dir.getFileHandle(sha256, { create: true });

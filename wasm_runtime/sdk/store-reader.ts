@@ -6,6 +6,7 @@
 // would be copied there, and a Blob crosses by reference and reads fast, so a Blob goes on.
 // Any failure (no worker allowed by the page's policy, a locked file) leaves the Blob to go on.
 import { engineOf } from "../sandbox/stack.js";
+import { mark } from "./marks.js";
 import { folderHandleOf } from "./runtime-folder.js";
 
 /** A reader unused this long is ended: it holds a thread. */
@@ -21,8 +22,7 @@ function readerMain(): void {
   type ReadOnly = { mode: "read-only" };
   type Access = { getSize(): number; read(into: Uint8Array, at: { at: number }): number; close(): void };
   type Handle = { createSyncAccessHandle(options?: ReadOnly): Promise<Access> };
-  self.onmessage = async (event: MessageEvent<{ id: number; handle: Handle }>) => {
-    const { id, handle } = event.data;
+  const read = async ({ id, handle }: { id: number; handle: Handle }): Promise<void> => {
     let access: Access | null = null;
     try {
       // Read-only where the engine knows the mode: other readers of the file are not locked out.
@@ -36,6 +36,12 @@ function readerMain(): void {
     } finally {
       access?.close();
     }
+  };
+  // One at a time: where the engine ignores the read-only mode (Firefox), an access handle locks
+  // its file, and two sandboxes starting at once ask for the same files.
+  let queue = Promise.resolve();
+  self.onmessage = (event: MessageEvent<{ id: number; handle: Handle }>) => {
+    queue = queue.then(() => read(event.data));
   };
 }
 
@@ -100,5 +106,7 @@ export async function storedBytes(file: Blob): Promise<Uint8Array | null> {
     }
   });
   if (!waiting.size) idleTimer = setTimeout(end, IDLE_MS);
-  return answer.bytes?.length === file.size ? answer.bytes : null;
+  if (answer.bytes?.length === file.size) return answer.bytes;
+  mark(`store reader: ${answer.error ?? `${answer.bytes?.length} bytes, the file has ${file.size}`}`);
+  return null;
 }

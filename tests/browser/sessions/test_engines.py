@@ -63,6 +63,7 @@ PANDAS_RESUME = """async (id) => {
     value, snapshot: env.snapshot, log,
     stored: named("wasmbox:stored "),
     readByPage: named("wasmbox:read stored "),
+    readerFailed: named("wasmbox:store reader: "),
   };
 }"""
 # The package snapshot's files, which a later visit reads from the page's store: its folder
@@ -102,7 +103,8 @@ def test_a_pandas_session_resumes_from_the_package_snapshot(
         assert set(SNAPSHOT_FILES) <= set(later["stored"])
         assert later == {**later, "value": VALUE, "snapshot": "packages", "log": []}
         by_page = set(later["readByPage"]) & set(SNAPSHOT_FILES)
-        assert by_page == (set(READ_WHOLE) if engine.name == "firefox" else set()), by_page
+        expected = set(READ_WHOLE) if engine.name == "firefox" else set()
+        assert by_page == expected, later["readerFailed"]
         page.evaluate("id => wasmbox.Sandbox.delete(id)", sandbox_id)
     finally:
         page.close()
