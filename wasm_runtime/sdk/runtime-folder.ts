@@ -106,8 +106,7 @@ let folder: Promise<RuntimeFolder | null> | undefined;
  */
 export function runtimeFolder(): Promise<RuntimeFolder | null> {
   folder ??= (async () => {
-    const writable =
-      typeof FileSystemFileHandle === "function" && "createWritable" in FileSystemFileHandle.prototype;
+    const writable = typeof FileSystemFileHandle === "function" && "createWritable" in FileSystemFileHandle.prototype;
     if (!writable || typeof navigator.storage?.getDirectory !== "function") return null;
     const root = await navigator.storage.getDirectory();
     return new RuntimeFolder(await root.getDirectoryHandle(ROOT, { create: true }));

@@ -58,7 +58,8 @@ PANDAS_RESUME = """async (id) => {
   await again.close({ save: false });
   const log = env.log.filter((line) => line.includes("snapshot"));
   const marks = performance.getEntriesByType("mark").map((m) => m.name);
-  const named = (prefix) => marks.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
+  const named = (prefix) =>
+    marks.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
   return {
     value, snapshot: env.snapshot, log,
     stored: named("wasmbox:stored "),
