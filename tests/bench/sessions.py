@@ -38,7 +38,16 @@ SNAPSHOT_KEYS = """async (forget) => {
     for await (const file of runtime.values()) {
       if (!names.includes(file.name)) continue;
       for await (const kept of file.values()) if ((await kept.getFile()).size > 0) count++;
-      if (forget) await runtime.removeEntry(file.name, { recursive: true });
+      // A writer or reader of the page may still hold it for a moment (Chromium refuses then).
+      for (let tries = 0; forget; tries++) {
+        try {
+          await runtime.removeEntry(file.name, { recursive: true });
+          break;
+        } catch (error) {
+          if (tries === 40) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
     }
   return count;
 }"""
