@@ -14,10 +14,18 @@ FOLDER_KEYS = f"""async () => {{
   }} catch {{
     return keys;
   }}
+  // The page may be pruning the folder meanwhile: an entry gone is skipped.
+  const gone = (error) => {{
+    if (error.name !== "NotFoundError") throw error;
+  }};
   for await (const runtime of root.values())
     for await (const file of runtime.values())
       for await (const entry of file.values())
-        if ((await entry.getFile()).size > 0) keys.push(`${{file.name}}?sha256=${{entry.name}}`);
+        try {{
+          if ((await entry.getFile()).size > 0) keys.push(`${{file.name}}?sha256=${{entry.name}}`);
+        }} catch (error) {{
+          gone(error);
+        }}
   return keys;
 }}"""
 

@@ -3,6 +3,7 @@
 // A file is written through a writable stream, which the browser commits whole on close: a reader
 // sees the complete file or an empty one (being written, or left by a closed page), never a part;
 // an empty one is a miss and is written again.
+import { engineOf } from "../sandbox/stack.js";
 import { sha256Hex } from "./hash.js";
 
 const ROOT = "wasmbox-runtime";
@@ -63,7 +64,7 @@ export class RuntimeFolder {
   /**
    * Write the file, unless it is there already: a page may store one file twice (a sandbox's
    * download, and keeping it for the next visit), and an open writer locks the file against a
-   * sandbox's reader (store-reader.ts). On a failure (quota) nothing of it stays.
+   * sandbox's reader (store-reader.ts). On a failure (quota) nothing of it is committed.
    */
   async put(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
     if (await this.has(base, name, sha256)) return;
@@ -75,8 +76,8 @@ export class RuntimeFolder {
       await writable.write(bytes);
       await writable.close();
     } catch (error) {
+      // The file stays as it was: empty (a miss), or whole if another page wrote it meanwhile.
       await writable.abort().catch(() => undefined);
-      await dir.removeEntry(sha256).catch(() => undefined);
       throw error;
     }
   }
@@ -106,6 +107,8 @@ let folder: Promise<RuntimeFolder | null> | undefined;
  */
 export function runtimeFolder(): Promise<RuntimeFolder | null> {
   folder ??= (async () => {
+    // Firefox only, where it was measured faster (docs/browsers.md: the runtime store).
+    if (engineOf(navigator.userAgent) !== "firefox") return null;
     const writable = typeof FileSystemFileHandle === "function" && "createWritable" in FileSystemFileHandle.prototype;
     if (!writable || typeof navigator.storage?.getDirectory !== "function") return null;
     const root = await navigator.storage.getDirectory();

@@ -65,8 +65,21 @@ export async function isStored(base: string, name: string, sha256: string): Prom
   }
 }
 
+/** Stores under way, by key: a page stores a file once even when two of its readers fetched it. */
+const storing = new Map<string, Promise<void>>();
+
 /** Keep `bytes` for later visits, if they are what the manifest says; never rejects. */
-export async function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
+export function storeFile(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
+  const key = keyOf(base, name, sha256);
+  let stored = storing.get(key);
+  if (!stored) {
+    stored = store(base, name, sha256, bytes).finally(() => storing.delete(key));
+    storing.set(key, stored);
+  }
+  return stored;
+}
+
+async function store(base: string, name: string, sha256: string, bytes: ArrayBuffer): Promise<void> {
   try {
     if ((await sha256Hex(bytes)) !== sha256) return mark(`not stored ${name}: not the manifest's bytes`);
     const folder = await runtimeFolder();
