@@ -44,4 +44,3 @@ def test_the_code_runs_and_the_turn_ends_in_text_or_a_shown_error(
     for alert in alerts:
         assert len(alert) > 20  # a message saying what happened, not a bare code
     assert app_page.dialogs == []
-
