@@ -50,6 +50,8 @@ export async function runCell(
     };
     try {
       await pyodide.loadPackagesFromImports(request.code, sinks);
+      const undeclared = undeclaredPackages(pyodide, request.code);
+      if (undeclared.length) await pyodide.loadPackage(undeclared, sinks);
     } catch (error) {
       loadFailures.push(String(error));
     }
@@ -100,6 +102,23 @@ export async function runCell(
   const attempts = await audited;
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
+}
+
+let findUndeclared: PyCallable | null = null;
+
+/** The runtime packages the cell's imports need beyond their declared requirements. */
+function undeclaredPackages(pyodide: Runtime["pyodide"], code: string): string[] {
+  if (!findUndeclared) {
+    const module = pyodide.pyimport("wasmbox_kernel.undeclared");
+    findUndeclared = (module.undeclared_packages as PyCallable).copy() as PyCallable;
+    module.destroy();
+  }
+  const packages = findUndeclared(code) as PyProxy;
+  try {
+    return packages.toJs() as string[];
+  } finally {
+    packages.destroy();
+  }
 }
 
 /** Each kernel's `start_json`, taken from it once: a method read from a proxy is a new proxy. */

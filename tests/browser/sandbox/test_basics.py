@@ -208,3 +208,15 @@ def test_each_sandbox_draws_its_own_random_numbers(sdk: SdkPage, sandbox: str) -
     draws = [sdk.run(sandbox, code)["value"]["text/plain"]]
     draws.append(sdk.run(sdk.create(), code)["value"]["text/plain"])
     assert draws[0] != draws[1]
+
+
+def test_plotly_express_draws_in_a_sandbox_that_never_loaded_pandas(sdk: SdkPage) -> None:
+    """plotly.express builds its figures with numpy and pandas, which plotly does not declare:
+    the cell's import of it loads them too (a new sandbox's preloads may not have reached them)."""
+    fresh = sdk.create(timeoutMs=PACKAGES_DEADLINE_MS)
+    unloaded = sdk.run(fresh, "__import__('importlib.util').util.find_spec('pandas') is None")
+    assert unloaded["value"]["text/plain"] == "True", "pandas is not in this sandbox yet"
+    code = "import plotly.express as px\npx.scatter(x=[1, 2, 3], y=[10, 20, 30], title='Growth')"
+    result = sdk.run(fresh, code, timeoutMs=PACKAGES_DEADLINE_MS)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"]["text/plain"].startswith("plotly figure: scatter, 1 trace(s), 3 points")
