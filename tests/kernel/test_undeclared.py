@@ -13,6 +13,7 @@ from wasmbox_kernel.undeclared import undeclared_packages
         "from plotly import express as px",
         "from plotly.express import scatter",
         "def chart():\n    import plotly.express\n    return plotly.express",
+        "import \uff50lotly.express",  # a fullwidth first letter: Python reads plotly
     ],
 )
 def test_plotly_express_brings_numpy_and_pandas(code: str) -> None:

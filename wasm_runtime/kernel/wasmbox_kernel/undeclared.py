@@ -14,13 +14,14 @@ import ast
 
 # By the module a cell imports: the runtime packages it needs when used.
 UNDECLARED = {"plotly.express": ("numpy", "pandas")}
-# A cell that names none of these (by the first part of the module's name) is not parsed.
+# A cell that names none of these (by the first part of the module's name) is not parsed. Python
+# folds identifiers to NFKC (a fullwidth "ｐlotly" is plotly), so only an ASCII cell is skipped.
 _TOP_NAMES = frozenset(module.partition(".")[0] for module in UNDECLARED)
 
 
 def undeclared_packages(code: str) -> list[str]:
     """The packages the modules `code` imports need beyond their requirements, in order."""
-    if not any(name in code for name in _TOP_NAMES):
+    if code.isascii() and not any(name in code for name in _TOP_NAMES):
         return []
     try:
         tree = ast.parse(code)
