@@ -14,6 +14,7 @@ from wasmbox_kernel.undeclared import undeclared_packages
         "from plotly.express import scatter",
         "def chart():\n    import plotly.express\n    return plotly.express",
         "import \uff50lotly.express",  # a fullwidth first letter: Python reads plotly
+        "import plotly.figure_factory as ff",
     ],
 )
 def test_plotly_express_brings_numpy_and_pandas(code: str) -> None:

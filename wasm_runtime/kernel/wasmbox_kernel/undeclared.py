@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import ast
 
-# By the module a cell imports: the runtime packages it needs when used.
-UNDECLARED = {"plotly.express": ("numpy", "pandas")}
+# By the module a cell imports: the runtime packages it needs when used. plotly checks for them once
+# and remembers a miss for the session, so loading them after a failed import would not help.
+UNDECLARED = {
+    "plotly.express": ("numpy", "pandas"),
+    "plotly.figure_factory": ("numpy", "pandas"),  # pandas: the factories it offers only with it
+}
 # A cell that names none of these (by the first part of the module's name) is not parsed. Python
 # folds identifiers to NFKC (a fullwidth "ｐlotly" is plotly), so only an ASCII cell is skipped.
 _TOP_NAMES = frozenset(module.partition(".")[0] for module in UNDECLARED)
