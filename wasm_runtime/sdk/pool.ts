@@ -54,9 +54,10 @@ const exercised = new Set<string>();
 // never with a slower run. `Sandbox.warmup({ idlePackages: [] })` turns it off.
 const IDLE_PACKAGES = ["matplotlib"];
 const IDLE_PRELOAD_QUIET_MS = 2_000;
-// Claimed in the middle, the worker goes on with it only once the session has sent nothing for this
-// long: cells back to back never wait for its steps, a user's or a model's pauses finish it.
-const IDLE_PRELOAD_SESSION_QUIET_MS = 1_000;
+// Claimed in the middle, a spare's preload (the idle one, or the packages `warmup` named) goes on
+// only once the session has sent nothing for this long: cells back to back never wait for its
+// steps or share the cores with them, and a user's or a model's pauses finish it.
+const PRELOAD_SESSION_QUIET_MS = 1_000;
 const idlePackages = new Map<string, string[]>();
 
 /** Once the page is quiet, `engine` (still `frameUrl`'s unclaimed spare) preloads the idle packages. */
@@ -67,7 +68,7 @@ function preloadWhenQuiet(frameUrl: string, spare: Promise<Engine>, engine: Engi
     if (activity.busy || activity.sinceChange() < IDLE_PRELOAD_QUIET_MS)
       return void setTimeout(attempt, REFILL_POLL_MS);
     mark("spare-idle-preload");
-    engine.call({ type: "preload", packages, quietMs: IDLE_PRELOAD_SESSION_QUIET_MS }).catch(() => undefined);
+    engine.call({ type: "preload", packages, quietMs: PRELOAD_SESSION_QUIET_MS }).catch(() => undefined);
   };
   attempt();
 }
@@ -79,7 +80,8 @@ function refill(frameUrl: string, activity: Activity, packages: string[] = []): 
     (engine) => {
       // In the background: nothing waits for either. A preload's imports warm the code too, and a
       // spare claimed as it booted has someone waiting: it does not rehearse.
-      if (packages.length) engine.call({ type: "preload", packages }).catch(() => undefined);
+      if (packages.length)
+        engine.call({ type: "preload", packages, quietMs: PRELOAD_SESSION_QUIET_MS }).catch(() => undefined);
       else if (spares.get(frameUrl) === spare) {
         engine.call({ type: "rehearse", exercise: !exercised.has(frameUrl) }).then(
           () => (mark("spare-rehearsed"), preloadWhenQuiet(frameUrl, spare, engine, activity)),

@@ -10,23 +10,33 @@ from tests.browser.sandbox.conftest import SDK_PAGE
 # Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
 pytestmark = [pytest.mark.browser, pytest.mark.timing]
 
+# A claimed spare goes on with its preload only in the session's pauses (1 s without a request):
+# the polls below leave pauses that long.
+PAUSE = "const PAUSE_MS = 1200;"
+
 # Warm a spare with numpy, take it, and report when numpy shows up in sys.modules without the
 # sandbox's code ever importing it.
-WARM_THEN_CREATE = """async () => {
+WARM_THEN_CREATE = (
+    """async () => {
+  """
+    + PAUSE
+    + """
   await wasmbox.Sandbox.warmup({ packages: ["numpy", "not-a-package"] });
   const sb = await wasmbox.Sandbox.create();
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 60; i++) {
     const r = await sb.execute("import sys\\n'numpy' in sys.modules");
     if (r.value["text/plain"] === "True") return { preloaded: true, polls: i };
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   }
   return { preloaded: false };
 }"""
+)
 
 
 def test_warm_spare_imports_the_named_packages(browser: Browser, isolated_server: str) -> None:
-    """numpy shows up without the cell importing it. A cell does not wait for the preload (it pauses
-    while a cell runs), so a few polls may pass first; test_app_safety checks the no-wait side."""
+    """numpy shows up without the cell importing it. A cell does not wait for the preload (it goes
+    on only in the session's pauses), so a few polls may pass first; test_app_safety checks the
+    no-wait side."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{isolated_server}{SDK_PAGE}")
@@ -55,11 +65,15 @@ def test_warmup_refuses_a_malformed_package_list(
 # Warm a spare with matplotlib, take it, and wait for pyplot without the cell importing it: it
 # must use the sandbox's backend (the spare imported it before any kernel existed), hold no
 # figure of the spare's throwaway drawing, and plot as usual.
-WARM_MATPLOTLIB = """async () => {
+WARM_MATPLOTLIB = (
+    """async () => {
+  """
+    + PAUSE
+    + """
   wasmbox.Sandbox.cooldown();
   await wasmbox.Sandbox.warmup({ packages: ["matplotlib"] });
   const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 100; i++) {
     const r = await sb.execute(
       "import sys\\n'matplotlib.pyplot' in sys.modules and " +
       "(sys.modules['matplotlib'].get_backend(), sys.modules['matplotlib.pyplot'].get_fignums())",
@@ -68,10 +82,11 @@ WARM_MATPLOTLIB = """async () => {
       const plot = await sb.execute("import matplotlib.pyplot as plt\\nplt.plot([1, 2])");
       return { state: r.value["text/plain"], shown: plot.displays.map((d) => d.mime) };
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   }
   return { state: "never preloaded" };
 }"""
+)
 
 
 def test_a_spare_preloads_matplotlib_with_the_sandbox_backend(

@@ -27,14 +27,14 @@ export class Session {
 
   /** A new conversation's sandbox; unsaved where the browser refuses storage. */
   static async start(onProgress: OnProgress): Promise<Session> {
-    void Sandbox.warmup({ packages: WARM_PACKAGES });
+    void Sandbox.warmup({ packages: WARM_PACKAGES, refill: "quiet" });
     const persist = canPersist();
     return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress, persist }), persist);
   }
 
   /** A saved conversation's sandbox, with its files and variables back (SessionLocked if open elsewhere). */
   static async resume(id: string, onProgress: OnProgress): Promise<Session> {
-    void Sandbox.warmup({ packages: WARM_PACKAGES });
+    void Sandbox.warmup({ packages: WARM_PACKAGES, refill: "quiet" });
     return new Session(await Sandbox.resume(id, { onProgress }), true);
   }
 
