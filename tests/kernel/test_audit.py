@@ -99,18 +99,18 @@ def test_each_run_collects_only_its_own_events(run, kernel):
 
 def test_the_audit_hook_is_installed_once(run, make_kernel, monkeypatch):
     """Hooks cannot be listed or removed: a second install shows as each event seen twice."""
-    seen: list[tuple[str, object]] = []
-    original = AuditCollector.on_event
+    seen: list[object] = []
+    original = AuditCollector.on_open
 
-    def counting(self: AuditCollector, event: str, args: tuple[object, ...]) -> None:
-        seen.append((event, args[0]))
-        original(self, event, args)
+    def counting(self: AuditCollector, args: tuple[object, ...]) -> None:
+        seen.append(args[0])
+        original(self, args)
 
-    monkeypatch.setattr(AuditCollector, "on_event", counting)
+    monkeypatch.setattr(AuditCollector, "on_open", counting)
     run(make_kernel(), "1")
     run(make_kernel(), "1")
     run(make_kernel(), "open('once.txt', 'w').close()")
-    opened = [target for event, target in seen if event == "open" and "once.txt" in str(target)]
+    opened = [target for target in seen if "once.txt" in str(target)]
     assert len(opened) == 1
     assert DISPATCHER.current() is None  # nothing stays active after a run
 

@@ -142,3 +142,14 @@ def test_the_workers_walk_of_the_files_is_the_kernels_scan(hooks: dict[str, Any]
     paths = [path for path, _ in scans["worker"]]
     assert "a.d/x" in paths and ".hidden/.dot" in paths and "\U0001f600" in paths
     assert not any(path.endswith("too-deep.txt") or "link" in path for path in paths)
+
+
+def test_the_path_lookup_shortcut_finds_what_emscripten_finds(hooks: dict[str, Any]) -> None:
+    """The worker walks plain paths node by node (sandbox/fs-paths.ts): on relative and absolute
+    paths, ".", ".." and "//", links followed or not, a mount, a missing file, with every kind of
+    lookup option, each result (or error) is the one Emscripten's own lookup gives."""
+    lookups = hooks["pathLookups"]
+    assert lookups["installed"] is True
+    assert lookups["same"] is True
+    assert lookups["compared"] > 100
+    assert lookups["opened"] == "y"

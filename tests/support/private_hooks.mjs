@@ -7,6 +7,7 @@ import { loadPyodide } from "pyodide";
 import { guardMemory } from "../../wasm_runtime/sandbox/memory-budget.ts";
 import { countFileChanges } from "../../wasm_runtime/sandbox/file-changes.ts";
 import { scanFiles } from "../../wasm_runtime/sandbox/file-scan.ts";
+import { shortcutPathLookups } from "../../wasm_runtime/sandbox/fs-paths.ts";
 
 const require = createRequire(import.meta.url);
 const pyodide = await loadPyodide();
@@ -65,6 +66,8 @@ console.log(
     placedHandle:
       asm.includes("else{memoryBase=HEAPU32[handle+12>>>2>>>0];tableBase=HEAPU32[handle+20>>>2>>>0]}") &&
       asm.includes("var firstLoad=!handle||!HEAP8[handle+8>>>0]"),
+    // The path lookups' shortcut (sandbox/fs-paths.ts) against Emscripten's own lookups; it stays on.
+    pathLookups: pathLookupsAgree(),
     // Last: it changes WebAssembly.Memory for the rest of this process.
     memoryGuard: budgetHolds(),
   }),
@@ -180,4 +183,76 @@ function placedFileReadsBack() {
     pyodide.runPython("open('/tmp/placed/file.txt').read()") === "placed" &&
     Object.hasOwn(directory.contents, "file.txt")
   );
+}
+
+/** Every lookup and normalisation the same before and after the shortcut, on paths of every kind. */
+function pathLookupsAgree() {
+  const { FS } = pyodide;
+  const { PATH } = module;
+  FS.mkdirTree("/tmp/paths/a/b");
+  FS.writeFile("/tmp/paths/a/b/f.txt", "x");
+  FS.symlink("/tmp/paths/a", "/tmp/paths/link");
+  FS.symlink("b/f.txt", "/tmp/paths/a/rel");
+  FS.symlink("/tmp/paths/missing", "/tmp/paths/dangling");
+  FS.mkdirTree("/tmp/paths/mnt");
+  FS.mount(FS.filesystems.MEMFS, {}, "/tmp/paths/mnt");
+  FS.writeFile("/tmp/paths/mnt/m.txt", "m");
+  const cwd = FS.cwd();
+  FS.chdir("/tmp/paths/a");
+  const paths = [
+    "/tmp/paths/a/b/f.txt",
+    "b/f.txt",
+    "./b/f.txt",
+    "b//f.txt",
+    "b/../b/f.txt",
+    "b/.",
+    "/tmp/paths/a/b/",
+    "/",
+    "",
+    ".",
+    "..",
+    "/tmp/paths/link/b/f.txt",
+    "/tmp/paths/link",
+    "rel",
+    "/tmp/paths/dangling",
+    "/tmp/paths/mnt",
+    "/tmp/paths/mnt/m.txt",
+    "missing",
+    "b/f.txt/x",
+    "b/new.txt",
+    ".hidden",
+    "b/..x",
+  ];
+  const options = [
+    undefined,
+    {},
+    { follow: true },
+    { parent: true },
+    { follow_mount: false },
+    { follow_mount: undefined },
+  ];
+  const outcome = (lookup) => {
+    try {
+      const { path, node } = lookup();
+      return { path, node: node ? `${FS.getPath(node)}#${node.id}` : null };
+    } catch (error) {
+      return { errno: error.errno ?? String(error) };
+    }
+  };
+  const results = () => ({
+    lookups: paths.flatMap((path) => options.map((o) => outcome(() => FS.lookupPath(path, o)))),
+    normalized: [...paths, "a/", "a/./b", "../x", "a/..", "//a"].map((path) => PATH.normalize(path)),
+  });
+  const before = results();
+  const original = FS.lookupPath;
+  const installed = shortcutPathLookups(pyodide);
+  const after = results();
+  const opened = pyodide.runPython("open('b/g.txt', 'w').write('y')\nopen('/tmp/paths/a/b/g.txt').read()");
+  FS.chdir(cwd);
+  return {
+    installed: installed && FS.lookupPath !== original,
+    same: JSON.stringify(before) === JSON.stringify(after),
+    compared: before.lookups.length,
+    opened,
+  };
 }

@@ -179,3 +179,65 @@ export function memfsOperations(FS: PyodideInterface["FS"]): MemfsOperations[] |
   const tables = memfs?.ops_table;
   return tables && typeof tables === "object" ? Object.values(tables) : null;
 }
+
+// For the worker's walk of the files (file-scan.ts), also checked by tests/runtime/test_private_hooks.py:
+//   FS.lookupNode, a node's node_ops.getattr and node_ops.readdir, a mountpoint's `mounted.root`
+
+/** A node of Emscripten's file system, as the walk reads it (any file system: MEMFS, NODEFS). */
+export interface FsNode {
+  mode: number;
+  mounted: { root: FsNode } | null;
+  node_ops: {
+    getattr?(node: FsNode): { mode: number; size: number; mtime: Date };
+    readdir?(node: FsNode): string[];
+  };
+}
+
+/** The FS calls that go from node to node: FS.stat and FS.readdir walk the whole path each time. */
+export interface NodeFs {
+  lookupPath(path: string, options: { follow: boolean }): { node: FsNode };
+  lookupNode(parent: FsNode, name: string): FsNode;
+  isMountpoint(node: FsNode): boolean;
+  isDir(mode: number): boolean;
+  isFile(mode: number): boolean;
+}
+
+export const nodeFs = (FS: PyodideInterface["FS"]): NodeFs => FS as unknown as NodeFs;
+
+// For the path lookups' shortcut (fs-paths.ts), also checked by tests/runtime/test_private_hooks.py:
+//   Module.FS.lookupPath, FS.lookupNode, FS.root, FS.cwd, FS.isLink, FS.isMountpoint; Module.PATH.normalize
+
+export interface LookupOptions {
+  parent?: boolean;
+  follow?: boolean;
+  follow_mount?: boolean;
+  recurse_count?: number;
+}
+
+export interface LookupResult {
+  path: string;
+  node: FsNode | null;
+}
+
+/** Emscripten's FS and PATH objects: their functions reach each other through these objects. */
+export interface EmscriptenPaths {
+  FS: {
+    root: FsNode;
+    cwd(): string;
+    lookupPath(path: string, options?: LookupOptions): LookupResult;
+    lookupNode(parent: FsNode, name: string): FsNode;
+    isMountpoint(node: FsNode): boolean;
+    isLink(mode: number): boolean;
+  };
+  PATH: { normalize(path: string): string };
+}
+
+export function emscriptenPaths(pyodide: PyodideInterface): EmscriptenPaths | null {
+  const module = pyodide as unknown as {
+    _module: { FS?: Partial<EmscriptenPaths["FS"]>; PATH?: { normalize?: unknown } };
+  };
+  const { FS, PATH } = module._module;
+  const functions = [FS?.lookupPath, FS?.lookupNode, FS?.cwd, FS?.isMountpoint, FS?.isLink, PATH?.normalize];
+  if (!FS?.root || functions.some((f) => typeof f !== "function")) return null;
+  return { FS, PATH } as EmscriptenPaths;
+}

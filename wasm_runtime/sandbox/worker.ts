@@ -18,6 +18,7 @@ import { listFiles, readFile, readFiles, writeFile } from "./files.js";
 import { describeFiles } from "./describe.js";
 import { countFileChanges } from "./file-changes.js";
 import { scanFiles } from "./file-scan.js";
+import { shortcutPathLookups } from "./fs-paths.js";
 import { onFatal } from "./fatal.js";
 import { missingGuarantee } from "./guarantees.js";
 import { rehearse } from "./rehearsal.js";
@@ -87,6 +88,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
   const memoryBudget = guardMemory(runtime.pyodide);
   const memoryFigures = new MemoryFigures(runtime.pyodide);
   initFilesystem(runtime);
+  shortcutPathLookups(runtime.pyodide); // every file call of Python's looks its path up
   const fileChanges = countFileChanges(runtime.pyodide);
   let kernel: PyProxy | null = null;
   // The cell under way, if any: a preload takes its next step only once it is over.
