@@ -44,16 +44,22 @@ RECORDED: list[int] = []
 # What engine.ts sets beyond the shared options in LOAD.
 ENGINE_OPTIONS: dict[str, Any] = {"flash_attn": False}
 ROOT = Path(__file__).resolve().parents[2]
-# The engine's function names (its wasm has none): a table wllama ships for its stack traces.
+# The engine's function names, for a wasm without a name section (wllama before 3.13 shipped this
+# table for its stack traces instead; from 3.13 the wasm names its functions itself).
 NAMES = ROOT / "node_modules" / "@wllama" / "wllama" / "src" / "wasm" / "source-map.ts"
+
+# The engine's folder (wllama.js, wllama.wasm) under the site. A variant's "engine" names another
+# one, e.g. another wllama release's build copied under build/js/sdk/, to compare two engines in
+# one run: `--engine-options {} '{"engine": "/sdk/local-model-old/"}'`.
+ENGINE = "/sdk/local-model/"
 
 # The engine as engine.ts loads it (ENGINE_OPTIONS), plus `options`.
 LOAD = r"""
 async (o) => {
-  const { Wllama } = await import('/sdk/local-model/wllama.js');
+  const { Wllama } = await import(o.engine + 'wllama.js');
   const quiet = { debug() {}, log() {}, warn() {}, error: console.error.bind(console) };
   const file = new File([await (await fetch(o.url)).blob()], o.url.split('/').pop());
-  const w = new Wllama({ default: '/sdk/local-model/wllama.wasm' },
+  const w = new Wllama({ default: o.engine + 'wllama.wasm' },
     { suppressNativeLog: true, logger: quiet });
   w.setCompat(null);
   await w.loadModel([file], { n_ctx: 2048, n_threads: o.threads, n_parallel: 1, jinja: true,
@@ -154,6 +160,8 @@ def cpu_seconds(profile: str) -> float:
 
 def engine_names() -> dict[str, str]:
     """wasm-function index → name, from wllama's table (gzip: first id, count, names, indexes)."""
+    if not NAMES.exists():
+        return {}
     table = re.search(r'"default":\s*"([^"]+)"', NAMES.read_text())
     if not table:
         return {}
@@ -194,7 +202,9 @@ def page_requests(
 ) -> tuple[list[float], list[dict[str, Any]]]:
     """Two identical requests (the second's prompt is all cached: generation alone)."""
     max_tokens = options.pop("max_tokens")
-    round_trips = page.evaluate(LOAD, {"url": url, "threads": threads, "options": options})
+    engine = options.pop("engine", ENGINE)
+    load = {"url": url, "threads": threads, "options": options, "engine": engine}
+    round_trips = page.evaluate(LOAD, load)
     answers = []
     for i in range(2):
         recorder = None
@@ -220,7 +230,12 @@ def page_requests(
     return round_trips, answers
 
 
-def report(model: Model, threads: int, round_trips: list[float], answer: dict[str, Any]) -> float:
+def report(
+    model: Model, threads: int, round_trips: list[float], answers: list[dict[str, Any]]
+) -> float:
+    """The first request's prompt rate; the second's (prompt cached) generation and its CPU."""
+    prompt = answers[0]["timings"]
+    answer = answers[1]
     t = answer["timings"]
     calls = answer["calls"]
     gaps = [b[0] - a[1] for a, b in itertools.pairwise(calls)]
@@ -228,6 +243,10 @@ def report(model: Model, threads: int, round_trips: list[float], answer: dict[st
     generated = max(int(t["predicted_n"]) - 1, 1)
     cpu_ms = 1000 * float(answer["cpuS"]) / generated
     print(f"{model.name}, {threads} thread(s), {t['predicted_n']} tokens generated, prompt cached")
+    print(
+        f"  page, first request: prompt {prompt['prompt_n']} tok at"
+        f" {prompt['prompt_per_second']:.1f} tok/s"
+    )
     print(
         f"  page: {t['predicted_per_second']:.2f} tok/s; {cpu_ms:.0f} CPU-ms per generated token"
         f" (all of the browser's processes); per token: the engine's get_result call"
@@ -283,12 +302,12 @@ def main(argv: list[str]) -> int:
                 round_trips, answers = page_requests(
                     page, profile, url, args.threads, options, perf
                 )
-                rows.append((variant, round_trips, answers[1]))
+                rows.append((variant, round_trips, answers))
             context.close()
         nat = native(model, args.threads, args.max_tokens)
-        for variant, round_trips, answer in rows:
+        for variant, round_trips, answers in rows:
             print(f"engine options {json.dumps({**ENGINE_OPTIONS, **variant})}:")
-            cpu_ms = report(model, args.threads, round_trips, answer)
+            cpu_ms = report(model, args.threads, round_trips, answers)
             print(f"  page / native CPU per generated token {cpu_ms / nat['cpuMs']:.1f}x")
         print(
             f"  native llama.cpp: {nat['perS']:.2f} tok/s; {nat['cpuMs']:.1f} CPU-ms per generated"
