@@ -33,21 +33,67 @@ const CONFIG = {
   plotGlPixelRatio: Math.min(Math.max(window.devicePixelRatio || 1, 1), 4),
 };
 
+// Two points in the shape plotly.py sends a figure in: numpy columns as typed arrays, titles, a
+// hover template and a template whose axes push the margins. A spare frame's first drawing then
+// runs the code a real figure's drawing needs, not only the WebGL context's start.
+const ZERO_ONE = { dtype: "f8", bdata: "AAAAAAAAAAAAAAAAAADwPw==" }; // [0, 1] as little-endian float64
+const AXIS_TEMPLATE = {
+  automargin: true,
+  gridcolor: "#fff",
+  linecolor: "#fff",
+  ticks: "",
+  title: { standoff: 10 },
+  zerolinecolor: "#fff",
+  zerolinewidth: 2,
+};
+const WARM_FIGURE = {
+  data: [
+    {
+      type: "scattergl",
+      mode: "markers",
+      x: ZERO_ONE,
+      y: ZERO_ONE,
+      xaxis: "x",
+      yaxis: "y",
+      name: "",
+      legendgroup: "",
+      showlegend: false,
+      marker: { color: "#4c6ef5", symbol: "circle" },
+      hovertemplate: "x=%{x}<br>y=%{y}<extra></extra>",
+    },
+  ],
+  layout: {
+    title: { text: "warm" },
+    xaxis: { anchor: "y", domain: [0, 1], title: { text: "x" } },
+    yaxis: { anchor: "x", domain: [0, 1], title: { text: "y" } },
+    legend: { tracegroupgap: 0 },
+    template: {
+      data: { scattergl: [{ type: "scattergl", marker: { colorbar: { outlinewidth: 0, ticks: "" } } }] },
+      layout: {
+        colorway: ["#4c6ef5", "#f03e3e"],
+        font: { color: "#222" },
+        hovermode: "closest",
+        hoverlabel: { align: "left" },
+        paper_bgcolor: "#fff",
+        plot_bgcolor: "#eef",
+        title: { x: 0.05 },
+        xaxis: AXIS_TEMPLATE,
+        yaxis: AXIS_TEMPLATE,
+      },
+    },
+  },
+};
+
 /** Serve charts drawn with `Plotly`, which holds the trace types `traces` (null: all of them). */
 export function servePlotly(Plotly: PlotlyLibrary, traces: ReadonlySet<string> | null): void {
   let warmed = false;
 
-  /** A spare frame draws two WebGL points before any spec: its first drawing (the library's code
+  /** A spare frame draws WARM_FIGURE before any spec: its first drawing (the library's code
    * compiled, the WebGL context and its shaders made) is then off the next chart's path, which
    * `Plotly.react` draws into the same plot (an SVG figure replaces the WebGL layer). */
   async function warm(root: HTMLElement): Promise<void> {
     root.style.height = "450px";
-    await Plotly.newPlot(
-      root,
-      [{ type: "scattergl", mode: "markers", x: [0, 1], y: [0, 1] }],
-      { autosize: true },
-      CONFIG,
-    );
+    await Plotly.newPlot(root, WARM_FIGURE.data, { ...WARM_FIGURE.layout, autosize: true }, CONFIG);
     warmed = true;
   }
 
