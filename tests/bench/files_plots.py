@@ -109,10 +109,41 @@ def first_plot(page: EnginePage, runs: int, row: Row) -> None:
     row("second plot of a session", summary(second))
 
 
+# The first plot of a session created at once, a step per run: where its time goes. The first
+# step's import is never run: the run loads the packages its imports name (the wheels installed,
+# their side modules linked) and nothing more. The kernel captures the figure at the run's end.
+FIRST_PLOT_STEPS = (
+    ("packages loaded, nothing imported", "if False:\n    import matplotlib.pyplot"),
+    ("import numpy", "import numpy"),
+    ("import matplotlib", "import matplotlib"),
+    ("import matplotlib.pyplot", "import matplotlib.pyplot as plt"),
+    ("first figure, drawn and captured", "plt.plot([1, 2, 3])\nplt.show()"),
+    ("second figure", "plt.plot([1, 2, 3])\nplt.show()"),
+)
+
+
+def first_plot_steps(page: EnginePage, runs: int, row: Row) -> None:
+    """A session created at once takes the first plot's steps one run at a time."""
+    samples: dict[str, list[float]] = {name: [] for name, _ in FIRST_PLOT_STEPS}
+    for _ in range(runs):
+        fresh = create(page)
+        for name, code in FIRST_PLOT_STEPS:
+            result, ms = run(page, fresh, code, timeoutMs=PLOT_TIMEOUT_MS)
+            if result["outcome"] != "OUTCOME_OK":
+                raise RuntimeError(f"the step {name!r} failed: {result['outcome']}")
+            if "figure" in name and not result["displays"]:
+                raise RuntimeError(f"the step {name!r} captured no figure")
+            samples[name].append(ms)
+        close(page, fresh)
+    for name, _ in FIRST_PLOT_STEPS:
+        row(f"  first plot at once, step: {name}", summary(samples[name]))
+
+
 def first_plots(page: EnginePage, runs: int, row: Row) -> None:
-    """Every first-plot row: at once, after a quiet page's idle time, and what a session that
-    claims the spare mid-preload pays; leaves the page a new document."""
+    """Every first-plot row: at once (whole, then step by step), after a quiet page's idle time,
+    and what a session that claims the spare mid-preload pays; leaves the page a new document."""
     first_plot(page, runs, row)
+    first_plot_steps(page, runs, row)
     quiet_first_plot(page, runs, row)
     claimed_mid_preload(page, row)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.bench.files_plots import MANY_FILES
 from tests.support.engines import EngineBrowser, EnginePage
@@ -36,8 +37,17 @@ WARM_CALLS = 5
 def measure(runs: int) -> dict[str, list[float]]:
     """Milliseconds per row: W1 a new worker to its first result, W2 five warm calls per worker,
     W3 and W4 a booted interpreter's first run (its packages loaded from the runtime's files)."""
+    rows: dict[str, list[float]] = node_json(
+        SCRIPT, f"{RUNTIME_DIR}/", str(runs), json.dumps(WORKLOADS), what="raw Pyodide"
+    )
+    return rows
+
+
+def node_json(script: Path, *args: str, what: str) -> Any:
+    """What a Node script run from the repository's root printed as JSON; `what` names it in
+    the error when it fails."""
     done = subprocess.run(
-        ["node", str(SCRIPT), f"{RUNTIME_DIR}/", str(runs), json.dumps(WORKLOADS)],
+        ["node", str(script), *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -45,9 +55,8 @@ def measure(runs: int) -> dict[str, list[float]]:
         check=False,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"raw Pyodide failed: {done.stderr.strip()[-300:]}")
-    rows: dict[str, list[float]] = json.loads(done.stdout)
-    return rows
+        raise RuntimeError(f"{what} failed: {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout)
 
 
 def in_browser(browser: EngineBrowser, url: str, runs: int) -> dict[str, list[float]]:
