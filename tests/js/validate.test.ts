@@ -88,3 +88,14 @@ test("`booted` names the snapshot the worker started from, one of the known ones
     assert.ok(!refused.ok && refused.refusal.field === "snapshot", String(snapshot));
   }
 });
+
+test("`imported` carries only a listed module name, nothing else of the run", () => {
+  const parsed = parseWorkerMessage({ type: "imported", id: 4, module: "plotly", text: "dropped" });
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.value, { type: "imported", id: 4, module: "plotly" });
+  for (const module of ["numpy", "plotly.express", "Plotly", "<img src=x onerror=alert(1)>", "", 7, null]) {
+    const refused = parseWorkerMessage({ type: "imported", id: 4, module });
+    assert.ok(!refused.ok, `accepted ${JSON.stringify(module)}`);
+    assert.equal(refused.refusal.field, "module");
+  }
+});

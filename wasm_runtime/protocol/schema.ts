@@ -7,7 +7,15 @@
 // through, and every string and list has a cap.
 import * as v from "valibot";
 import { LIMITS } from "./limits.js";
-import { BOOTED_FROM, HOST_CALL_KINDS, MEMORY_BUDGET_HELD, OUTCOMES, RUNTIME_FILE_NAME, TOOL_NAME } from "./types.js";
+import {
+  ANNOUNCED_IMPORTS,
+  BOOTED_FROM,
+  HOST_CALL_KINDS,
+  MEMORY_BUDGET_HELD,
+  OUTCOMES,
+  RUNTIME_FILE_NAME,
+  TOOL_NAME,
+} from "./types.js";
 
 const text = (max: number = LIMITS.maxTextBytes) => v.pipe(v.string(), v.maxLength(max));
 const shortText = text(4096);
@@ -202,6 +210,9 @@ export const WorkerMessageSchema = v.variant("type", [
     name: v.picklist(["stdout", "stderr"]),
     text: text(LIMITS.maxStreamChunk),
   }),
+  // Run `id` imported one of ANNOUNCED_IMPORTS for the first time in this worker: a name from
+  // that fixed list and nothing else (the host takes each name once per worker: sdk/engine.ts).
+  v.object({ type: v.literal("imported"), id: int, module: v.picklist(ANNOUNCED_IMPORTS) }),
   v.object({ type: v.literal("result"), id: int, result: KernelResultSchema }),
   v.object({ type: v.literal("done"), id: int }),
   v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),

@@ -5,6 +5,8 @@
 import type * as v from "valibot";
 import type * as schema from "./schema.js";
 
+import announcedImports from "./announced-imports.json";
+
 export { LIMITS } from "./limits.js";
 
 export const OUTCOMES = [
@@ -39,6 +41,15 @@ export const RUNTIME_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
 
 /** A tool's name: a Python identifier the sandbox's `wasmbox.tools` can offer as an attribute. */
 export const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/**
+ * The top-level modules whose first import in a worker it tells the host during the run (an
+ * `imported` message, once per module per worker): a page readies what such a run will likely
+ * show (a chart library's frame, docs/charts.md). Only these names ever cross: the message
+ * carries no other data from the run. The one list, in announced-imports.json, is the kernel's
+ * too (wasmbox_kernel/protocol_data.py).
+ */
+export const ANNOUNCED_IMPORTS: readonly string[] = announcedImports;
+
 /** What Python may ask the host during a run: a tool's answer, or a line for input(). */
 export const HOST_CALL_KINDS = ["tool", "input"] as const;
 export type HostCallKind = (typeof HOST_CALL_KINDS)[number];

@@ -1,6 +1,12 @@
 // One run inside the worker: packages from imports, the kernel, the heap size out.
 import type { PyCallable, PyProxy } from "pyodide/ffi";
-import type { KernelResult, RunHost, StreamName, WorkerReply } from "../protocol/types.js";
+import {
+  ANNOUNCED_IMPORTS,
+  type KernelResult,
+  type RunHost,
+  type StreamName,
+  type WorkerReply,
+} from "../protocol/types.js";
 import { beginAudit, endAudit } from "./csp-audit.js";
 import { errorInfo, nothingStreamed, resultWithoutKernel } from "../protocol/results.js";
 import type { HostCalls } from "./host-calls.js";
@@ -64,6 +70,7 @@ export async function runCell(
     return interruptedBeforeStart();
   }
   const onStream = (name: StreamName, text: string) => post({ type: "stream", id: request.id, name, text });
+  const onImport = (module: unknown) => announceImport(module, request.id, post);
   // Pyodide polls the buffer only while the cell's own code runs (the kernel says when): a
   // package loading in the background runs Python too, and must never take the interrupt.
   // Terminate-only: nobody can write this buffer, but Python then calls out to JS to read it,
@@ -77,6 +84,7 @@ export async function runCell(
     const options = {
       run_id: String(request.id),
       on_stream: onStream,
+      on_import: onImport,
       on_cell: onCell,
       ...(loadFailures.length ? { load_failures: loadFailures } : {}),
       ...(host.bridge ? { host: host.bridge } : {}),
@@ -102,6 +110,20 @@ export async function runCell(
   const attempts = await audited;
   result.audit.networkAttempts = [...(result.audit.networkAttempts ?? []), ...attempts];
   return result;
+}
+
+/** The modules this worker has told the host it imported. */
+const announced = new Set<string>();
+
+/**
+ * Tell the host that run `id` imported `module`, the first time it is one of ANNOUNCED_IMPORTS.
+ * The kernel calls this from its import audit; the cell's own code can reach the function too, so
+ * whatever it passes, at most one message per listed name ever leaves this worker.
+ */
+function announceImport(module: unknown, id: number, post: (reply: WorkerReply) => void): void {
+  if (typeof module !== "string" || announced.has(module) || !ANNOUNCED_IMPORTS.includes(module)) return;
+  announced.add(module);
+  post({ type: "imported", id, module });
 }
 
 let findUndeclared: PyCallable | null = null;

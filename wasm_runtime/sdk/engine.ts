@@ -101,6 +101,8 @@ export interface RunListeners {
   onCellStart: () => void;
   /** Python asks the host (a tool, input()): the answer (sdk/tools.ts: RunCalls). */
   onHostCall?: (call: HostCall) => Promise<HostCallAnswer>;
+  /** The run imported one of ANNOUNCED_IMPORTS, the first time in this worker. */
+  onImport?: (module: string) => void;
 }
 
 /** One `execute` on an engine: its id (the request's), its reply, and its interrupt. */
@@ -117,6 +119,8 @@ export class Engine {
   private readonly runs = new Map<number, RunListeners>();
   /** Host calls being answered: their run, and whether the worker is blocked on the answer line. */
   private readonly calls = new Map<number, { run: number; sync: boolean }>();
+  /** The modules this worker said it imported: each is passed on once, however often it says so. */
+  private readonly imported = new Set<string>();
   private nextId = 1;
   private death: EngineDied | null = null;
   /** Called once when the engine dies on its own (fatal error, crashed worker). */
@@ -260,6 +264,10 @@ export class Engine {
       this.bootWaiter = null;
     } else if (message.type === "stream") {
       this.runs.get(message.id)?.onStream(message.name, message.text);
+    } else if (message.type === "imported") {
+      if (this.imported.has(message.module)) return;
+      this.imported.add(message.module);
+      this.runs.get(message.id)?.onImport?.(message.module);
     } else if (message.type === "host-call") {
       this.hostCall(message);
     } else if (message.type === "fatal") {

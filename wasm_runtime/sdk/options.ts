@@ -56,6 +56,12 @@ export interface ExecuteOptions {
   files?: FileInput[];
   onStdout?: (text: string) => void;
   onStderr?: (text: string) => void;
+  /**
+   * Called during the run, as soon as its code first imports `plotly` or `altair` in this sandbox's
+   * worker (once per module per worker): a page can ready a chart's frame before the result comes.
+   * Only those module names are ever passed.
+   */
+  onImport?: (module: string) => void;
   expect?: JsonSchema;
   /** Aborting cancels the run: interrupted (state kept) when isolated, else the sandbox restarts. */
   signal?: AbortSignal;

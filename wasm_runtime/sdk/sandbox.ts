@@ -272,6 +272,7 @@ export class Sandbox extends EventTarget {
         timeoutMs,
         limits: { stdout: kernel.stdoutLimit, stderr: kernel.stderrLimit },
         sinks: { stdout: options.onStdout, stderr: options.onStderr },
+        onImport: options.onImport,
         signal: options.signal,
         calls,
       });

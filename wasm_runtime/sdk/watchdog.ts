@@ -29,6 +29,8 @@ export interface WatchOptions {
   timeoutMs: number;
   limits: Record<StreamName, number>;
   sinks: Partial<Record<StreamName, (text: string) => void>>;
+  /** The run imported one of the modules a page may ready for (ANNOUNCED_IMPORTS). */
+  onImport?: ((module: string) => void) | undefined;
   signal?: AbortSignal | undefined;
   /** The run's tools and input() (sdk/tools.ts); its record becomes `audit.toolCalls`. */
   calls?: RunCalls | undefined;
@@ -81,6 +83,13 @@ async function watch(engine: Engine, code: string, options: WatchOptions): Promi
       // a throwing callback must not end the run
     }
   };
+  const onImport = (module: string) => {
+    try {
+      options.onImport?.(module);
+    } catch {
+      // a throwing callback must not end the run
+    }
+  };
   let onCellStart = (): void => undefined;
   const cellStart = new Promise<void>((resolve) => (onCellStart = resolve));
   // Only a result the kernel did not make needs it: the kernel hashes the code itself.
@@ -94,7 +103,12 @@ async function watch(engine: Engine, code: string, options: WatchOptions): Promi
   const { calls } = options;
   const run = engine.execute(
     code,
-    { onStream, onCellStart: () => onCellStart(), ...(calls ? { onHostCall: (call) => calls.answer(call) } : {}) },
+    {
+      onStream,
+      onImport,
+      onCellStart: () => onCellStart(),
+      ...(calls ? { onHostCall: (call) => calls.answer(call) } : {}),
+    },
     calls?.host,
   );
   const reply = run.reply.catch((error: SandboxError) => error);

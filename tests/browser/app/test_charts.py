@@ -82,14 +82,53 @@ def hover_shows(app: ChartPage, frame: Frame, mark: str, label: str, text: str) 
     frame.locator(label).filter(has_text=text).first.wait_for(timeout=10_000)
 
 
-def test_a_run_that_imports_plotly_readies_a_chart_frame(charts_app: ChartPage) -> None:
-    # Not named in the code (a fullwidth first letter, which Python folds to "p"): only the
-    # result's imported modules tell the page, which starts a hidden plotly frame.
-    charts_app.run_console("import \uff50lotly.express")
-    spare = charts_app.page.locator("iframe[data-bundle=plotly][aria-hidden=true]")
-    spare.wait_for(state="attached", timeout=30_000)
+def test_a_run_importing_plotly_unseen_readies_a_chart_frame_before_its_result(
+    charts_app: ChartPage,
+) -> None:
+    # The page cannot see the import: the loader finds plotly in a branch that never runs (a
+    # fullwidth first letter, which Python folds to "p"), and the import itself is a computed
+    # name. The sandbox says, as the run imports it, that plotly was imported; the run then waits
+    # for a line of input, so its result cannot have come when the frame starts.
+    page = charts_app.page
+    code = (
+        "if False:\n    import \uff50lotly.express\n"
+        "px = __import__('plot' + 'ly.express')\n"
+        "input('imported? ')"
+    )
+    spare = page.locator("iframe[data-bundle=plotly][aria-hidden=true]")
+    with charts_app.finishing(120_000):
+        page.get_by_label("Python code").fill(code)
+        page.get_by_role("button", name="Run", exact=True).click()
+        line = page.get_by_label("input: imported? ")
+        line.wait_for(timeout=120_000)
+        spare.wait_for(state="attached", timeout=60_000)
+        assert line.is_visible()  # still running: no result yet
+        line.fill("yes")
+        line.press("Enter")
     assert spare.count() == 1
-    assert charts_app.page.locator("#transcript figure.chart").count() == 0
+    assert page.locator("#transcript figure.chart").count() == 0
+
+
+def test_code_that_reaches_the_import_callback_can_send_nothing_else(charts_app: ChartPage) -> None:
+    # Hostile code finds the JavaScript function the kernel tells imports through and calls it
+    # with names off the list and with plotly (already told) over and over. The worker passes on
+    # nothing: a message the host refused would have failed the run with a protocol error.
+    hostile = (
+        "from wasmbox_kernel.context import DISPATCHER\n"
+        "hook = DISPATCHER.current().on_import\n"
+        "cells = [cell.cell_contents for cell in hook.__closure__]\n"
+        "tell = next(cell for cell in cells if not isinstance(cell, set))\n"
+        "junk = ['numpy', 'plotly.express', '<img src=x onerror=alert(1)>', 'x' * 10**5, 7, None]\n"
+        "for name in junk:\n"
+        "    tell(name)\n"
+        "for _ in range(1000):\n"
+        "    tell('plotly')\n"
+        "print('sent')"
+    )
+    charts_app.run_console(hostile)
+    assert charts_app.page.get_by_label("stdout").last.inner_text() == "sent\n"
+    assert charts_app.page.locator("iframe[data-bundle=plotly]").count() == 1
+    assert charts_app.page.locator("iframe[data-bundle=vega]").count() == 0
 
 
 def test_a_streaming_tool_call_naming_plotly_readies_a_chart_frame_before_it_runs(

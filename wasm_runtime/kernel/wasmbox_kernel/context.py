@@ -8,6 +8,7 @@ remove audit hooks, so it is installed once and forwards events to the current r
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
@@ -25,6 +26,8 @@ class RunContext:
     collector: AuditCollector
     displays: list[Display] = field(default_factory=list)
     violation: Violation | None = None
+    # Given each imported module's name while the run lasts (`announce.py`); None: nobody listens.
+    on_import: Callable[[object], None] | None = None
 
     def record_violation(self, violation: Violation) -> None:
         if self.violation is None:
@@ -55,6 +58,10 @@ class Dispatcher:
             run = self._current.get()
             if run is not None:
                 run.collector.on_event(event, args)
+        elif event == "import":
+            run = self._current.get()
+            if run is not None and run.on_import is not None:
+                run.on_import(args[0])
 
     def _install_audit_hook(self) -> None:
         if not self._hooked:

@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TypedDict, Unpack
 
+from .announce import ImportAnnouncer, ImportCallback
 from .audit import AuditCollector, library_roots
 from .cells import CompiledCell, CompiledCells, compile_cell, evaluate, parse_cell
 from .charts import install_chart_hooks
@@ -63,6 +64,7 @@ class RunHooks(TypedDict, total=False):
     """What a run may be given besides its code (see `Kernel.start`)."""
 
     on_stream: StreamCallback | None
+    on_import: ImportCallback | None
     on_cell: CellCallback | None
     load_failures: Sequence[str]
     host: HostBridge | None
@@ -85,6 +87,7 @@ class Kernel:
         self._main = types.ModuleType("__main__")
         self._main.__dict__["display"] = display
         self._runs = 0
+        self._imports = ImportAnnouncer()
         # A cell run again is not parsed, checked and compiled again (the policy is fixed).
         self._compiled = CompiledCells()
         # The working directory as the last run left it: the next run's "before", unless the host
@@ -199,6 +202,7 @@ class Kernel:
         *,
         run_id: str,
         on_stream: StreamCallback | None = None,
+        on_import: ImportCallback | None = None,
         on_cell: CellCallback | None = None,
         load_failures: Sequence[str] = (),
         host: HostBridge | None = None,
@@ -211,7 +215,9 @@ class Kernel:
         after: the worker arms its interrupt only in between, so an interrupt cannot land in
         other Python (a package loading in the background) before or after the cell.
         `load_failures`: why the worker could not load this cell's packages, said by the import
-        that then fails. `host`: the worker's bridge to the host's tools and input() (host.py)."""
+        that then fails. `host`: the worker's bridge to the host's tools and input() (host.py).
+        `on_import(name)`: the run's code imported `name`, one of the modules the host readies for,
+        the first time in this kernel (`announce.py`)."""
         self._runs += 1
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
@@ -244,6 +250,7 @@ class Kernel:
             load_failures,
             assigned,
             RunHost.of(host),
+            self._imports.for_run(on_import),
         )
         if cell.awaits:
             return asyncio.get_event_loop().create_task(execution, context=self._context)
@@ -260,8 +267,10 @@ class Kernel:
         load_failures: Sequence[str] = (),
         assigned: Sequence[tuple[tuple[str, ...], str]] = (),
         host: RunHost | None = None,
+        on_import: Callable[[object], None] | None = None,
     ) -> KernelResult:
-        run = RunContext(run_id, cell.filename, AuditCollector(self._options.cwd, self._roots))
+        collector = AuditCollector(self._options.cwd, self._roots)
+        run = RunContext(run_id, cell.filename, collector, on_import=on_import)
         modules_before = set(sys.modules)
         files_before = self._files if self._files is not None else self._scan()
         self._files = None  # until this run has ended and been scanned
@@ -303,7 +312,6 @@ class Kernel:
         files_after = files_before if self._unchanged_since_scan() else self._scan()
         files = changed_files(files_before, files_after) if files_after is not files_before else []
         self._files = files_after
-        collector = run.collector
         audit["filesRead"] = sorted(collector.files_read)
         audit["filesWritten"] = sorted(collector.files_written | {f["path"] for f in files})
         audit["networkAttempts"] = collector.network

@@ -1,4 +1,5 @@
-"""What the kernel shares with the host: `LIMITS`, the extension-to-MIME table, the outcomes.
+"""What the kernel shares with the host: `LIMITS`, the extension-to-MIME table, the outcomes,
+the modules whose import a run announces.
 
 They live once, in `wasm_runtime/protocol/*.json`. The builder copies them into the kernel's
 wheel (`wasmbox_kernel/protocol/`); the CPython tests read them from the source tree.
@@ -14,11 +15,10 @@ from typing import Any
 _SOURCE_TREE = Path(__file__).resolve().parents[2] / "protocol"
 
 
-def _table(name: str) -> dict[str, Any]:
+def _table(name: str) -> Any:
     packed = resources.files(__package__).joinpath("protocol", name)
     text = packed.read_text() if packed.is_file() else (_SOURCE_TREE / name).read_text()
-    table: dict[str, Any] = json.loads(text)
-    return table
+    return json.loads(text)
 
 
 LIMITS: dict[str, int] = _table("limits.json")
@@ -27,6 +27,8 @@ MIME_BY_EXTENSION: dict[str, str] = _table("mime.json")
 OUTCOMES: tuple[str, ...] = tuple(
     _table("execution-result.schema.json")["properties"]["outcome"]["enum"]
 )
+# The top-level modules whose first import a run tells the host (`announce.py`).
+ANNOUNCED_IMPORTS: frozenset[str] = frozenset(_table("announced-imports.json"))
 
 
 def guess_mime(path: str) -> str:

@@ -103,6 +103,9 @@ export type AgentEvent =
   | { type: "call-arguments"; text: string }
   | { type: "code"; part: Extract<Part, { kind: "executable_code" }>; form: ReplyForm }
   | { type: "output"; callId: string; stream: "stdout" | "stderr"; text: string }
+  /** The run imported plotly or altair (the first time in its sandbox's worker), while it runs:
+   * a page can ready that chart library even when the code does not name it. */
+  | { type: "import"; callId: string; module: string }
   | { type: "result"; part: Extract<Part, { kind: "code_execution_result" }> }
   | { type: "invalid-call"; form: ReplyForm; problem: string }
   | { type: "ungrounded"; numbers: string[] }
@@ -537,6 +540,7 @@ export class Agent {
       onCode: (part: CodePart) => emit({ type: "code", part, form }),
       onOutput: (callId: string, stream: "stdout" | "stderr", text: string) =>
         emit({ type: "output", callId, stream, text }),
+      onImport: (callId: string, module: string) => emit({ type: "import", callId, module }),
       onResult: (part: ResultPart) => emit({ type: "result", part }),
     };
     const callId = `run_${++this.runs}`;

@@ -13,13 +13,15 @@ export type ResultPart = Extract<Part, { kind: "code_execution_result" }>;
 export interface RunSandbox {
   execute(
     code: string,
-    options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "signal" | "tools" | "onInput">,
+    options: Pick<ExecuteOptions, "onStdout" | "onStderr" | "onImport" | "signal" | "tools" | "onInput">,
   ): Promise<ExecutionResult>;
 }
 
 export interface RecordHooks {
   onCode?: (part: CodePart) => void;
   onOutput?: (callId: string, stream: "stdout" | "stderr", text: string) => void;
+  /** The run imported a module a page readies for (plotly, altair): `ExecuteOptions.onImport`. */
+  onImport?: (callId: string, module: string) => void;
   onResult?: (part: ResultPart) => void;
   /** Answers the run's input() (the app's console asks the user); without it input() raises EOFError. */
   onInput?: (callId: string, prompt: string) => Promise<string | null>;
@@ -43,6 +45,7 @@ export async function recordRun(
     ...(hooks.onInput ? { onInput: (prompt: string) => hooks.onInput!(callId, prompt) } : {}),
     onStdout: (text) => hooks.onOutput?.(callId, "stdout", text),
     onStderr: (text) => hooks.onOutput?.(callId, "stderr", text),
+    onImport: (module) => hooks.onImport?.(callId, module),
   });
   const resultPart: ResultPart = {
     kind: "code_execution_result",

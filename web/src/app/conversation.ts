@@ -66,6 +66,7 @@ export class Conversation {
     await recordRun(sandbox, turn, code, `console_${++this.consoleRuns}`, signal, {
       onCode: (part) => this.view.showConsoleRun(part.callId, part.code),
       onOutput: (callId, stream, text) => this.view.handle({ type: "output", callId, stream, text }),
+      onImport: (callId, module) => this.view.handle({ type: "import", callId, module }),
       onResult: (part) => this.view.showResult(part.callId, part.result),
       onInput: (callId, prompt) => this.view.askInput(callId, prompt, signal),
     });

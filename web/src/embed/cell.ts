@@ -6,7 +6,7 @@ import type { ExecutionResult } from "wasmbox";
 import { saveBytes } from "../ui/files.js";
 import { h } from "../ui/dom.js";
 import { askLine } from "../ui/input-line.js";
-import { expectCharts, expectChartsAfter } from "../ui/chart-view.js";
+import { expectCharts, expectChartsAfter, expectImported } from "../ui/chart-view.js";
 import { renderResult } from "../ui/result-view.js";
 import { packageList, sessionSandbox, timeoutMs } from "./sessions.js";
 import { CELL_CSS } from "./styles.js";
@@ -83,6 +83,7 @@ export class WasmboxCell extends HTMLElement {
       const result = await sandbox.execute(this.code.value, {
         timeoutMs: timeoutMs(this.getAttribute("timeout")),
         onStdout: (text) => live.append(text),
+        onImport: (module) => expectImported(module, this.output!),
         onStderr: (text) => live.append(h("span", { class: "stderr" }, text)),
         onInput: (prompt) => askLine(live, prompt),
       });

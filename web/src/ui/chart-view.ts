@@ -176,8 +176,12 @@ export function expectCharts(code: string, near: Element): void {
   for (const [named, renderer] of LIBRARIES) if (named.test(code)) expectChart(renderer, near);
 }
 
-// The chart libraries' top-level modules, as a result's `audit.importedModules` names them.
-const IMPORTED: Readonly<Record<string, Renderer>> = { plotly: "plotly", altair: "vega" };
+// The chart libraries' top-level modules, as a result's `audit.importedModules` names them. No
+// prototype: a module the user named `constructor` is not a chart library.
+const IMPORTED: Readonly<Record<string, Renderer>> = Object.assign(Object.create(null), {
+  plotly: "plotly",
+  altair: "vega",
+});
 
 interface ShownResult {
   displays: ReadonlyArray<{ mime: string }>;
@@ -198,6 +202,16 @@ export function expectChartsAfter(result: ShownResult, near: Element): void {
     const renderer = IMPORTED[module];
     if (renderer && !shown.has(renderer)) expectChart(renderer, near);
   }
+}
+
+/**
+ * A run whose result will show in `near`'s document has just imported `module` (the sandbox says
+ * so during the run, `ExecuteOptions.onImport`): a chart library's spare frame starts now, as it
+ * does for a run whose code names the library, though this run's code may not name it.
+ */
+export function expectImported(module: string, near: Element): void {
+  const renderer = IMPORTED[module];
+  if (renderer) expectChart(renderer, near);
 }
 
 /** Fetch `renderer`'s library and start its spare frame in `near`'s document, unless one is there. */

@@ -1,6 +1,6 @@
 // The transcript on screen, updated as agent events arrive (tokens, code, live output, results).
 import type { AgentEvent, ExecutionResult, Transcript, Turn } from "wasmbox";
-import { expectCharts, expectChartsAfter } from "./chart-view.js";
+import { expectCharts, expectChartsAfter, expectImported } from "./chart-view.js";
 import { h } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { askLine } from "./input-line.js";
@@ -42,6 +42,8 @@ export class ChatView {
         return this.showCode(event.part.callId, event.part.code, event.form);
       case "output":
         return this.appendOutput(event.callId, event.stream, event.text);
+      case "import":
+        return expectImported(event.module, this.root);
       case "result":
         return this.showResult(event.part.callId, event.part.result);
       case "step-limit":
