@@ -2,7 +2,8 @@
 sandbox being ready, with the browser's HTTP cache cold and warm, and the bytes each took; then
 from a 10,000-point plotly result reaching the page to its chart painted: a page's first chart
 after a run that imported plotly, one whose own run imports and names plotly (its frame starts
-with the run), one with no head start, and later ones; the same from the run's submission, and
+with the run), one whose run imports it unnamed (its frame starts as the sandbox says it
+imported plotly), and later ones; the same from the run's submission, and
 the bytes loaded only for charts; and a page's first chart of a trace type the smaller plotly
 library lacks (drawn with the full one).
 `--only pages` or `--only charts` prints one half.
@@ -78,9 +79,9 @@ def visits(browser: Browser, url: str, warm: bool) -> list[Visit]:
 
 
 # The chart's own code. web/src/ui/chart-view.ts starts the chart library as soon as a run that
-# names plotly begins, or once a run that imported plotly returns; a run that does neither (its
-# import spelled with a fullwidth first letter, which Python folds to "p", so the import is the
-# real one) gives its page no head start.
+# names plotly begins, as the sandbox says a run imported plotly, or once a run that imported it
+# returns; a run whose import is spelled with a fullwidth first letter (which Python folds to
+# "p", so the import is the real one) does not name it: its frame starts at the import.
 CHART = (
     "rng = np.random.default_rng(0)\n"
     "px.scatter(x=rng.normal(size=10_000), y=rng.normal(size=10_000), title='10,000 points')"
@@ -112,6 +113,14 @@ CHART_MS = """() => {
 # The chart frame's own marks (web/src/charts/frame-side.ts), in epoch ms.
 FRAME_MARKS = """() => Object.fromEntries(performance.getEntriesByType("mark").map((m) =>
   [m.name.replace("wasmbox:chart-frame-", ""), performance.timeOrigin + m.startTime]))"""
+# The window `resize`s the chart's frame got, and the times it laid the chart out again for one,
+# from its spec on: read a moment after "rendered", so the ones its height may cause are counted.
+FRAME_RESIZES = """() => {
+  const spec = performance.getEntriesByName("wasmbox:chart-frame-spec").at(-1)?.startTime ?? 0;
+  const since = (name) =>
+    performance.getEntriesByName(name).filter((m) => m.startTime >= spec).length;
+  return [since("wasmbox:chart-frame-resize"), since("wasmbox:chart-frame-relayout")];
+}"""
 
 
 def run_when_idle(page: Page, code: str) -> None:
@@ -130,6 +139,7 @@ class ChartRun:
     draw_ms: float  # the spec in the frame → plotly's drawing done
     paint_ms: float  # drawing done → painted and reported to the page
     caption: str
+    resizes: tuple[int, int]  # window resizes the frame got after its spec, and relayouts for them
 
 
 def chart_run(page: Page, code: str) -> ChartRun:
@@ -142,6 +152,8 @@ def chart_run(page: Page, code: str) -> ChartRun:
     result_ms, run_ms, requested = page.evaluate(CHART_MS)
     frame = chart.locator("iframe").element_handle().content_frame()
     marks = frame.evaluate(FRAME_MARKS) if frame else {}
+    page.wait_for_timeout(500)
+    resizes = tuple(frame.evaluate(FRAME_RESIZES)) if frame else (-1, -1)
     spec, drawn = marks.get("spec", math.nan), marks.get("drawn", math.nan)
     return ChartRun(
         result_ms,
@@ -150,6 +162,7 @@ def chart_run(page: Page, code: str) -> ChartRun:
         draw_ms=drawn - spec,
         paint_ms=requested + result_ms - drawn,
         caption=chart.locator("figcaption").inner_text(),
+        resizes=resizes,
     )
 
 
@@ -159,7 +172,8 @@ def parts(runs: list[ChartRun]) -> str:
     return (
         f"into the frame {median([r.to_frame_ms for r in runs]):.0f} ms, "
         f"plotly drawing {median([r.draw_ms for r in runs]):.0f} ms, "
-        f"to the paint {median([r.paint_ms for r in runs]):.0f} ms"
+        f"to the paint {median([r.paint_ms for r in runs]):.0f} ms, "
+        f"resizes/relayouts {' '.join(f'{r.resizes[0]}/{r.resizes[1]}' for r in runs)}"
     )
 
 
@@ -203,8 +217,8 @@ def chart_figures(browser: Browser, base: str, runs: int = RUNS) -> None:
     print(f"    its run names plotly too): {first.result_ms:8.0f} ms  ({parts([first])})")
     print("  first chart of a page, its own run imports and names plotly, so its frame starts")
     print(f"    as the run begins: {own.result_ms:8.0f} ms  ({parts([own])})")
-    print("  first chart of a page, its run imports plotly unnamed: the frame starts when")
-    print(f"    the result comes (library cached): {bare.result_ms:8.0f} ms  ({parts([bare])})")
+    print("  first chart of a page, its run imports plotly unnamed: the frame starts as the")
+    print(f"    sandbox says so (library cached): {bare.result_ms:8.0f} ms  ({parts([bare])})")
     print(f"  later charts, a warm frame waiting: {summary([r.result_ms for r in later])}")
     print(f"    ({parts(later)})")
     print("  first chart of a page, a trace type only the full library has (its run names")

@@ -165,6 +165,27 @@ def test_a_plotly_figure_renders_answers_a_hover_and_fetches_nothing(charts_app:
     charts_app.screenshot("chart-plotly")
 
 
+def test_a_plotly_chart_follows_its_frames_width(charts_app: ChartPage) -> None:
+    # The frame lays its chart out again itself (not plotly's `responsive` handler, which did
+    # so after every resize): a narrower page gives a narrower chart.
+    frame = charts_app.run_chart(PLOTLY_CODE)
+    svg_width = "() => document.querySelector('.main-svg').getBoundingClientRect().width"
+    before = frame.evaluate(svg_width)
+    page = charts_app.page
+    size = page.viewport_size
+    assert size is not None
+    page.set_viewport_size({"width": 480, "height": size["height"]})
+    try:
+        # Polled from here: the frame's policy refuses the evaluation wait_for_function needs.
+        for _ in range(300):
+            if frame.evaluate(svg_width) < before - 50:
+                break
+            page.wait_for_timeout(100)
+        assert frame.evaluate(svg_width) <= 480
+    finally:
+        page.set_viewport_size(size)
+
+
 def test_an_altair_chart_renders_answers_a_hover_and_fetches_nothing(charts_app: ChartPage) -> None:
     start = len(charts_app.from_page)
     frame = charts_app.run_chart(ALTAIR_CODE)

@@ -63,6 +63,8 @@ export function serveCharts(renderer: Renderer | Draw): void {
     true,
   );
   performance.mark("wasmbox:chart-frame-library"); // the library has run
+  // Each makes plotly lay its chart out again (`responsive`): `make bench-app` counts them.
+  window.addEventListener("resize", () => performance.mark("wasmbox:chart-frame-resize"));
   const root = document.getElementById("chart")!;
   let drawn = false;
   let warming: Promise<void> = Promise.resolve();

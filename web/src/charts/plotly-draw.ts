@@ -5,11 +5,15 @@
 import { serveCharts, withoutLinks } from "./frame-side.js";
 import { unsupported } from "./plotly-support.js";
 
-/** The two plotly.js functions a frame uses. */
+/** The plotly.js functions a frame uses. */
 export interface PlotlyLibrary {
   newPlot(root: HTMLElement, data: unknown[], layout: object, config: object): Promise<unknown>;
   react(root: HTMLElement, data: unknown[], layout: object, config: object): Promise<unknown>;
+  Plots: { resize(root: HTMLElement): Promise<unknown> };
 }
+
+/** What plotly keeps on its plot's element: the size it last laid the chart out at. */
+type Plotted = HTMLElement & { _fullLayout?: { width?: number; height?: number } };
 
 interface Figure {
   data?: unknown[];
@@ -19,7 +23,9 @@ interface Figure {
 
 // The same for every figure: a warmed frame's plot keeps it, so `Plotly.react` redraws in place.
 const CONFIG = {
-  responsive: true,
+  // The frame follows its size itself (`followSize`): plotly's own handler lays the chart out
+  // again after every window resize, even one that leaves the chart's size as it was.
+  responsive: false,
   editable: false,
   displaylogo: false,
   showLink: false,
@@ -84,9 +90,30 @@ const WARM_FIGURE = {
   },
 };
 
+/**
+ * Lay the chart in `root` out again once the frame's size has settled (100 ms after its last
+ * window resize, as plotly's own handler waits) and only when `root` is no longer the size the
+ * chart was laid out at. A spare frame moved into its figure, or given the chart's height by the
+ * page, gets a resize that changes nothing for the chart, which is drawn at its final width.
+ */
+function followSize(Plotly: PlotlyLibrary, root: Plotted): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  window.addEventListener("resize", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const laidOut = root._fullLayout;
+      if (!laidOut || root.style.visibility === "hidden") return;
+      if (laidOut.width === root.clientWidth && laidOut.height === root.clientHeight) return;
+      performance.mark("wasmbox:chart-frame-relayout"); // `make bench-app` counts them
+      Plotly.Plots.resize(root).catch(() => undefined); // a plot not shown is not resized
+    }, 100);
+  });
+}
+
 /** Serve charts drawn with `Plotly`, which holds the trace types `traces` (null: all of them). */
 export function servePlotly(Plotly: PlotlyLibrary, traces: ReadonlySet<string> | null): void {
   let warmed = false;
+  followSize(Plotly, document.getElementById("chart")!);
 
   /** A spare frame draws WARM_FIGURE before any spec: its first drawing (the library's code
    * compiled, the WebGL context and its shaders made) is then off the next chart's path, which

@@ -116,9 +116,14 @@ interface Spare {
   taken: boolean;
 }
 const spares = new Map<Bundle, Spare>();
-// The last drawn chart frame's size, in CSS pixels: a spare is laid out at it.
+// The last drawn chart frame's width, and each kind's height, in CSS pixels: a spare is laid out
+// at them. Before any chart of a kind, plotly's: a figure without a height of its own is drawn
+// 450 pixels tall, which the frame then reports.
 let chartWidth = 0;
-let chartHeight = 0;
+const chartHeights = new Map<Bundle, number>([
+  ["plotly", 450],
+  ["plotly-full", 450],
+]);
 type Movable = ParentNode & { moveBefore?(node: Node, child: Node | null): void };
 const canMove = typeof Element !== "undefined" && "moveBefore" in Element.prototype;
 
@@ -136,8 +141,9 @@ function startSpare(bundle: Bundle, near: Node, width: number, script: string): 
   performance.mark("wasmbox:chart-spare-started");
   const frame = newFrame(bundle, "");
   // Out of sight but laid out at a chart's width, so the chart it draws needs no second layout.
-  const height = chartHeight || 460;
-  frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${width}px;height:${height}px;visibility:hidden`;
+  const height = chartHeights.get(bundle) ?? 460;
+  // Without a border, as in its figure: a border would make its window smaller there than here.
+  frame.style.cssText = `position:fixed;left:-300vw;top:0;width:${width}px;height:${height}px;border:0;visibility:hidden`;
   frame.setAttribute("aria-hidden", "true");
   frame.tabIndex = -1;
   home.append(frame);
@@ -155,7 +161,7 @@ function startSpare(bundle: Bundle, near: Node, width: number, script: string): 
 function prepareSpare(bundle: Bundle, frame: HTMLIFrameElement, script: string): void {
   if (!canMove) return;
   chartWidth = frame.clientWidth || chartWidth;
-  chartHeight = frame.clientHeight || chartHeight;
+  if (frame.clientHeight) chartHeights.set(bundle, frame.clientHeight);
   const start = (): void => startSpare(bundle, frame, chartWidth, script);
   if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 2000 });
   else setTimeout(start, 200);
@@ -236,7 +242,9 @@ function takeSpare(bundle: Bundle, place: Element): Spare | null {
     spare.frame.remove(); // a move the browser refused (another root): the next chart starts afresh
     return null;
   }
-  spare.frame.style.cssText = "";
+  // It keeps the height it was laid out at: a frame whose size changes gets a window `resize`,
+  // after which plotly lays the chart out again. The chart's own height replaces it once drawn.
+  spare.frame.style.cssText = `height:${spare.frame.style.height}`;
   spare.frame.removeAttribute("aria-hidden");
   spare.frame.removeAttribute("tabindex");
   return spare;
