@@ -51,11 +51,28 @@ let nextId = 1;
 const waiting = new Map<number, (answer: Answer) => void>();
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
+/**
+ * Reads not yet sent to the reader, which reads one file at a time: the smallest is sent next, so
+ * that a sandbox's small files (the package snapshot's record, which the compile of its side
+ * modules waits for) are not held behind the 75 MB snapshot.
+ */
+const queued: { size: number; send: () => void; settle: (answer: Answer) => void }[] = [];
+let reading = false;
+
+function sendNext(): void {
+  if (reading || !queued.length) return;
+  queued.sort((a, b) => a.size - b.size);
+  reading = true;
+  queued.shift()!.send();
+}
+
 function end(): void {
   reader?.terminate();
   reader = null;
-  for (const settle of waiting.values()) settle({ id: 0, error: "the store reader stopped" });
+  const stopped = { id: 0, error: "the store reader stopped" };
+  for (const settle of waiting.values()) settle(stopped);
   waiting.clear();
+  for (const { settle } of queued.splice(0)) settle(stopped);
 }
 
 function startReader(): Worker {
@@ -94,18 +111,27 @@ export async function storedBytes(file: Blob): Promise<Uint8Array | null> {
     refused = true;
     return null;
   }
-  const worker = reader;
   const id = nextId++;
   const answer = await new Promise<Answer>((resolve) => {
-    waiting.set(id, resolve);
-    try {
-      worker.postMessage({ id, handle });
-    } catch (error) {
-      waiting.delete(id);
-      resolve({ id, error: String(error) });
-    }
+    const settle = (answer: Answer): void => {
+      reading = false;
+      resolve(answer);
+      sendNext();
+    };
+    const send = (): void => {
+      if (!reader) return settle({ id, error: "the store reader stopped" });
+      waiting.set(id, settle);
+      try {
+        reader.postMessage({ id, handle });
+      } catch (error) {
+        waiting.delete(id);
+        settle({ id, error: String(error) });
+      }
+    };
+    queued.push({ size: file.size, send, settle });
+    sendNext();
   });
-  if (!waiting.size) idleTimer = setTimeout(end, IDLE_MS);
+  if (!waiting.size && !queued.length) idleTimer = setTimeout(end, IDLE_MS);
   if (answer.bytes?.length === file.size) return answer.bytes;
   mark(`store reader: ${answer.error ?? `${answer.bytes?.length} bytes, the file has ${file.size}`}`);
   return null;
