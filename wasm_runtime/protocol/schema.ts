@@ -202,7 +202,7 @@ export const WorkerMessageSchema = v.variant("type", [
     snapshot: v.picklist(BOOTED_FROM),
     // A worker from before the guard checked the budget after the run only.
     memoryBudget: v.optional(v.picklist(MEMORY_BUDGET_HELD), "after-run"),
-    steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
+    steps: v.optional(list(v.object({ name: text(64), at: finite }), 24), []),
   }),
   v.object({
     type: v.literal("stream"),
@@ -240,7 +240,7 @@ export const WorkerMessageSchema = v.variant("type", [
     restored: list(shortText),
     failed: list(SkippedVariableSchema),
     // When each step of the restore ended (ms since the epoch), as for `booted`.
-    steps: v.optional(list(v.object({ name: text(64), at: finite }), 16), []),
+    steps: v.optional(list(v.object({ name: text(64), at: finite }), 24), []),
   }),
   // The request could not be done; the worker lives on. `limit` is set when a cap was the reason.
   v.object({ type: v.literal("failed"), id: int, error: ErrorInfoSchema, limit: absentOr(LimitInfoSchema) }),

@@ -7,7 +7,7 @@ export interface BootStep {
   at: number;
 }
 
-const MAX_STEPS = 16; // the protocol's cap
+const MAX_STEPS = 24; // the protocol's cap
 const steps: BootStep[] = [];
 
 export function bootStep(name: string): void {

@@ -134,7 +134,7 @@ export async function bootFromPackageSnapshot(
     bundleFiles(r, b),
   );
   const modules = Promise.all([record, bundleData])
-    .then(([r, b]) => compileLibraries(r, b))
+    .then(([r, b]) => (bootStep("package-modules-compiling"), compileLibraries(r, b)))
     .then(step("package-modules-compiled"));
   for (const pending of [snapshot, bundleBytes, bundle, modules]) pending.catch(() => undefined); // awaited below
   const pyodide = await withModuleHook(
