@@ -9,6 +9,7 @@ time between two tokens' requests. `--perf FILE` records the page's renderers wi
 during the last request and prints the hottest functions, the engine's by name.
 
     python -m tests.bench.local_model_tokens [--models smollm2] [--threads 1] [--perf /tmp/p.data]
+        [--engine-options {} '{"model": "/tmp/SmolLM2-135M-Instruct.Q8_0.gguf"}' …]
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import base64
 import gzip
+import hashlib
 import itertools
 import json
 import os
@@ -52,6 +54,11 @@ NAMES = ROOT / "node_modules" / "@wllama" / "wllama" / "src" / "wasm" / "source-
 # one, e.g. another wllama release's build copied under build/js/sdk/, to compare two engines in
 # one run: `--engine-options {} '{"engine": "/sdk/local-model-old/"}'`.
 ENGINE = "/sdk/local-model/"
+
+# A variant's "model" names another GGUF file (e.g. the same model quantized another way) that
+# it loads instead of the pinned one; native llama.cpp then runs that file too:
+# `--engine-options {} '{"model": "/tmp/SmolLM2-135M-Instruct.Q8_0.gguf"}'`.
+GGUF_MAGIC = b"GGUF"
 
 # The engine as engine.ts loads it (ENGINE_OPTIONS), plus `options`.
 LOAD = r"""
@@ -188,9 +195,9 @@ def hottest(perf_data: str, top: int = 12) -> list[str]:
     return [re.sub(r"\s+-\s+-\s*$", "", row) for row in named[:top]]
 
 
-def native(model: Model, threads: int, max_tokens: int) -> dict[str, float]:
+def native(path: Path, threads: int, max_tokens: int) -> dict[str, float]:
     """The second of two identical requests (the first warms the process up)."""
-    cmd = [str(VENV / "bin" / "python"), "-c", NATIVE, str(ensure(model)), str(threads)]
+    cmd = [str(VENV / "bin" / "python"), "-c", NATIVE, str(path), str(threads)]
     cmd += [str(max_tokens), json.dumps(MESSAGES)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
@@ -230,6 +237,19 @@ def page_requests(
     return round_trips, answers
 
 
+def variant_file(variant: dict[str, Any]) -> Path | None:
+    """The GGUF file a variant's "model" names, checked before anything runs."""
+    if "model" not in variant:
+        return None
+    path = Path(variant["model"]).resolve()
+    if not path.is_file():
+        raise SystemExit(f'--engine-options: "model" {variant["model"]!r} is not a file')
+    with path.open("rb") as f:
+        if f.read(4) != GGUF_MAGIC:
+            raise SystemExit(f'--engine-options: "model" {variant["model"]!r} is not a GGUF file')
+    return path
+
+
 def report(
     model: Model, threads: int, round_trips: list[float], answers: list[dict[str, Any]]
 ) -> float:
@@ -254,6 +274,9 @@ def report(
         f" {statistics.median(round_trips):.2f} ms; the page's own time between two calls"
         f" {statistics.median(gaps):.3f} ms (median), {sum(gaps):.1f} ms in all"
     )
+    # Variants that answer alike at temperature 0 print the same digest.
+    digest = hashlib.sha256(answer["text"].encode()).hexdigest()[:12]
+    print(f"  reply {digest}: {answer['text'][:60]!r}")
     return cpu_ms
 
 
@@ -273,11 +296,19 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     one, five, _ = os.getloadavg()
     print(f"load average {one:.1f} (1 min), {five:.1f} (5 min); {os.cpu_count()} cores")
+    files = [variant_file(variant) for variant in args.engine_options]
     for name in args.models:
         model = MODELS[name]
         path = ensure(model)
         app = app_with_page_headers(True)
         app.mount("/test-models", StaticFiles(directory=path.parent), name="test-models")
+        urls = []
+        for i, file in enumerate(files):
+            if file is None:
+                urls.append(f"/test-models/{model.filename}")
+                continue
+            app.mount(f"/test-models-{i}", StaticFiles(directory=file.parent), name=f"m{i}")
+            urls.append(f"/test-models-{i}/{file.name}")
         with (
             running(app) as base,
             sync_playwright() as pw,
@@ -293,26 +324,30 @@ def main(argv: list[str]) -> int:
             page.set_default_timeout(1_800_000)
             page.goto(base + PAGE)
             page.wait_for_function("() => window.localReady === true")
-            url = f"/test-models/{model.filename}"
             rows = []
             for i, variant in enumerate(args.engine_options):
                 options = {**ENGINE_OPTIONS, **variant, "max_tokens": args.max_tokens}
+                options.pop("model", None)
                 last = i == len(args.engine_options) - 1
                 perf = args.perf if last else None
                 round_trips, answers = page_requests(
-                    page, profile, url, args.threads, options, perf
+                    page, profile, urls[i], args.threads, options, perf
                 )
                 rows.append((variant, round_trips, answers))
             context.close()
-        nat = native(model, args.threads, args.max_tokens)
-        for variant, round_trips, answers in rows:
+        natives: dict[Path, dict[str, float]] = {}
+        for file in dict.fromkeys(file or path for file in files):
+            natives[file] = native(file, args.threads, args.max_tokens)
+        for (variant, round_trips, answers), file in zip(rows, files, strict=True):
             print(f"engine options {json.dumps({**ENGINE_OPTIONS, **variant})}:")
             cpu_ms = report(model, args.threads, round_trips, answers)
+            nat = natives[file or path]
             print(f"  page / native CPU per generated token {cpu_ms / nat['cpuMs']:.1f}x")
-        print(
-            f"  native llama.cpp: {nat['perS']:.2f} tok/s; {nat['cpuMs']:.1f} CPU-ms per generated"
-            " token"
-        )
+        for file, nat in natives.items():
+            print(
+                f"  native llama.cpp, {file.name}: {nat['perS']:.2f} tok/s; {nat['cpuMs']:.1f}"
+                " CPU-ms per generated token"
+            )
         if args.perf:
             print("  the page's hottest functions during that request (perf):")
             for row in hottest(args.perf):
