@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
 import { Activity } from "../../wasm_runtime/sdk/activity.js";
-import { inBackground, whenIdle } from "../../wasm_runtime/sdk/background.js";
+import { BUSY_WHILE_MAX_MS, busyWhile, inBackground, whenIdle } from "../../wasm_runtime/sdk/background.js";
 
 const IDLE_STEP_MS = 50; // Node has no requestIdleCallback: the idle moment is a 50 ms timer
 const MAX_WAIT_MS = 30_000;
@@ -83,4 +83,34 @@ test("another page's busy sandbox does not hold a task back", (t) => {
   inBackground(activity, () => (ran = true));
   tick(IDLE_STEP_MS);
   assert.equal(ran, true);
+});
+
+test("page work held with busyWhile holds a task back until it settles", async (t) => {
+  const tick = mockedClock(t);
+  const activity = new Activity();
+  let finish = (): void => undefined;
+  busyWhile(activity, new Promise<void>((resolve) => (finish = resolve)));
+  let ran = false;
+  inBackground(activity, () => (ran = true));
+  tick(IDLE_STEP_MS * 10);
+  assert.equal(ran, false);
+  finish();
+  await Promise.resolve(); // the settling is seen a microtask later
+  await Promise.resolve();
+  tick(IDLE_STEP_MS);
+  assert.equal(ran, true);
+});
+
+test("work that never settles, or fails, holds background work back no longer than its limit", async (t) => {
+  const tick = mockedClock(t);
+  const activity = new Activity();
+  busyWhile(activity, new Promise(() => undefined)); // never settles
+  busyWhile(activity, Promise.reject(new Error("chart failed")));
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(activity.busy, true);
+  tick(BUSY_WHILE_MAX_MS - 1);
+  assert.equal(activity.busy, true);
+  tick(1);
+  assert.equal(activity.busy, false);
 });

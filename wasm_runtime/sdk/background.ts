@@ -34,3 +34,21 @@ export function inBackground(activity: Activity, task: () => void): void {
 export function whenIdle(activity: Activity): Promise<void> {
   return new Promise((resolve) => inBackground(activity, resolve));
 }
+
+/** The longest `busyWhile` holds background work back, whatever its work does. */
+export const BUSY_WHILE_MAX_MS = 10_000;
+
+/** `activity` is busy until `work` settles, for at most BUSY_WHILE_MAX_MS: page work a result's
+ * paint waits on (a chart being drawn) holds background work back as a run does. */
+export function busyWhile(activity: Activity, work: Promise<unknown>): void {
+  const owner = {};
+  let held = true;
+  activity.note(owner, true);
+  const done = (): void => {
+    clearTimeout(timer);
+    if (held) activity.note(owner, false);
+    held = false;
+  };
+  const timer = setTimeout(done, BUSY_WHILE_MAX_MS);
+  work.then(done, done);
+}

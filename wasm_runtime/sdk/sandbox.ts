@@ -4,7 +4,7 @@
 // (session/binding.ts); the page's sandboxes are its Registry's.
 import type { ExecutionResult, FileInfo, WorkerReply } from "../protocol/types.js";
 import { attachEngine } from "./attach.js";
-import { whenIdle } from "./background.js";
+import { busyWhile, whenIdle } from "./background.js";
 import type { Engine } from "./engine.js";
 import { SandboxError } from "./errors.js";
 import type { RestartedDetail, SandboxEnvironment } from "./events.js";
@@ -193,6 +193,16 @@ export class Sandbox extends EventTarget {
    */
   static whenIdle(): Promise<void> {
     return whenIdle(Sandbox.registry().activity);
+  }
+
+  /**
+   * Work of the page a result's paint waits on (the app and the embed draw a chart with it): until
+   * `work` settles, and for at most 10 s, the page counts as busy, as while a sandbox runs code, so
+   * background work (runtime files kept for the next visit, a spare's refill, `whenIdle`'s
+   * callers) waits for it rather than taking the page's main thread and the CPU from it.
+   */
+  static busyWhile(work: Promise<unknown>): void {
+    busyWhile(Sandbox.registry().activity, work);
   }
 
   /** Stop the warm spare. */

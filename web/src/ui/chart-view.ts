@@ -7,6 +7,7 @@
 // chart moves it into place, where the browser can move a frame without reloading it. A plotly
 // figure goes to a frame holding the trace types most figures use; one it refuses is drawn with
 // the full library, which the page then keeps using for its plotly charts.
+import { Sandbox } from "wasmbox";
 import { h } from "./dom.js";
 
 interface ChartBundle {
@@ -262,7 +263,13 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
     status,
     caption ? h("figcaption", {}, caption) : null,
   );
+  // Until the chart is painted, the page's background work (runtime files kept for the next
+  // visit, a spare sandbox's refill) waits: it would take the page's main thread, which hears
+  // "rendered", and the CPU the frame draws and paints with.
+  let settle = (): void => undefined;
+  Sandbox.busyWhile(new Promise<void>((resolve) => (settle = resolve)));
   const fail = (message: string): void => {
+    settle();
     figure.dataset.state = "failed";
     status.textContent = `The chart could not be drawn: ${message}`;
   };
@@ -273,6 +280,7 @@ export function renderChart(mime: string, spec: string, caption = ""): HTMLEleme
       if (data.wasmboxChart === "rendered") {
         figure.dataset.state = "rendered";
         status.remove();
+        settle();
         performance.mark("wasmbox:chart-rendered");
         prepareSpare(bundle, frame, script);
       } else if (data.wasmboxChart === "unsupported" && bundle === "plotly") {
