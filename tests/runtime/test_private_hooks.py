@@ -153,17 +153,3 @@ def test_the_path_lookup_shortcut_finds_what_emscripten_finds(hooks: dict[str, A
     assert lookups["same"] is True
     assert lookups["compared"] > 100
     assert lookups["opened"] == "y"
-
-
-def test_creating_a_file_gives_what_emscripten_gives(hooks: dict[str, Any]) -> None:
-    """A new file in a MEMFS directory is created without Emscripten's thrown ENOENTs
-    (sandbox/fs-paths.ts): new, read-only, exclusive, through links, in a mount, refused for a
-    missing or read-only directory, each outcome and the files made are the same as before."""
-    lookups = hooks["pathLookups"]
-    assert lookups["createsInstalled"] is True
-    assert lookups["createsSame"] is True
-    outcomes = lookups["creates"]["outcomes"]
-    assert outcomes[1]["mode"] == 0o100444  # a read-only file is still opened for its first write
-    assert outcomes[3] == {"errno": 20}  # O_EXCL on a file that exists: EEXIST
-    assert outcomes[9] == {"errno": 2}  # a directory without write permission: EACCES
-    assert outcomes[-1] == "FileExistsError y"

@@ -206,9 +206,6 @@ export const nodeFs = (FS: PyodideInterface["FS"]): NodeFs => FS as unknown as N
 
 // For the path lookups' shortcut (fs-paths.ts), also checked by tests/runtime/test_private_hooks.py:
 //   Module.FS.lookupPath, FS.lookupNode, FS.root, FS.cwd, FS.isLink, FS.isMountpoint; Module.PATH.normalize
-// and for its creates without a thrown ENOENT: FS.open, FS.mknod, FS.mayCreate, FS.mayLookup,
-//   FS.nodePermissions, FS.hashName, FS.nameTable (each node's name_next, parent, name),
-//   FS.ignorePermissions, FS.trackingDelegate, MEMFS's directory lookup
 
 export interface LookupOptions {
   parent?: boolean;
@@ -222,15 +219,6 @@ export interface LookupResult {
   node: FsNode | null;
 }
 
-/** A node as Emscripten's name table links it (FS.nameTable: a chain per hash of parent and name). */
-export interface NamedNode extends FsNode {
-  id: number;
-  name: string;
-  parent: NamedNode;
-  name_next?: NamedNode;
-  node_ops: FsNode["node_ops"] & { lookup?: unknown };
-}
-
 /** Emscripten's FS and PATH objects: their functions reach each other through these objects. */
 export interface EmscriptenPaths {
   FS: {
@@ -242,30 +230,6 @@ export interface EmscriptenPaths {
     isLink(mode: number): boolean;
   };
   PATH: { normalize(path: string): string };
-}
-
-/** What a create without a thrown ENOENT needs of Emscripten's FS (fs-paths.ts). */
-export interface CreatingFs {
-  open(path: string | FsNode, flags: number | string, mode?: number): unknown;
-  mknod(path: string, mode: number, dev: number): NamedNode;
-  mayCreate(dir: NamedNode, name: string): number;
-  mayLookup(dir: NamedNode): number;
-  nodePermissions(node: NamedNode, perms: string): number;
-  hashName(parentId: number, name: string): number;
-  nameTable: (NamedNode | null | undefined)[] | null;
-  ignorePermissions: boolean;
-  trackingDelegate?: { onOpenFile?: unknown };
-}
-
-/** The FS's create calls and MEMFS's directory lookup, or null where they are not as expected. */
-export function creatingFs(FS: EmscriptenPaths["FS"]): { fs: CreatingFs; memfsLookup: unknown } | null {
-  const fs = FS as unknown as Partial<CreatingFs> & {
-    filesystems?: { MEMFS?: { ops_table?: { dir?: { node?: { lookup?: unknown } } } | null } };
-  };
-  const memfsLookup = fs.filesystems?.MEMFS?.ops_table?.dir?.node?.lookup;
-  const functions = [fs.open, fs.mknod, fs.mayCreate, fs.mayLookup, fs.nodePermissions, fs.hashName, memfsLookup];
-  if (functions.some((f) => typeof f !== "function") || !Array.isArray(fs.nameTable)) return null;
-  return { fs: fs as CreatingFs, memfsLookup };
 }
 
 export function emscriptenPaths(pyodide: PyodideInterface): EmscriptenPaths | null {
