@@ -96,6 +96,22 @@ def warm_calls(page: EnginePage) -> list[float]:
     return times
 
 
+def keep_worker(page: EnginePage) -> int:
+    """A booted raw Pyodide worker of `page` (`open_page`) kept for `run_kept` until `release`."""
+    worker: int = page.evaluate("() => rawPyodide.keep()")
+    return worker
+
+
+def run_kept(page: EnginePage, worker: int, code: str) -> tuple[str, float]:
+    """What `code` printed in kept worker `worker`, and the page's milliseconds for the run."""
+    done = page.evaluate("([w, c]) => rawPyodide.runKept(w, c)", [worker, code])
+    return str(done["stdout"]), float(done["ms"])
+
+
+def release(page: EnginePage, worker: int) -> None:
+    page.evaluate("(w) => rawPyodide.release(w)", worker)
+
+
 def _visit(page: EnginePage, url: str) -> None:
     page.goto("about:blank")  # a repeat visit is a new document (Firefox aborts a same-URL one)
     page.goto(f"{url}{PAGE}")

@@ -6,10 +6,12 @@ files in one run, a session's first plot, and a seaborn pairplot next to native 
 (tests/bench/files_plots.py, shared with bench-reliability). W10, W11: tests/bench/sessions.py.
 W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
 worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
-`--only raw` prints those rows alone; `--only files` the 10,000 files alone, `--only plots` the
-plot rows alone, `--only first-plot` the first-plot rows without the pairplot (at once, on a
-page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session claiming
-the spare mid-preload); `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
+`--only raw` prints those rows alone; `--only files` the 10,000 files alone, beside raw
+Pyodide's in a plain worker of the same browser kept across runs as a sandbox is, a run of each
+in turn, with their ratio; `--only plots` the plot rows alone, `--only first-plot` the
+first-plot rows without the pairplot (at once, on a page open and quiet 5 and 10 s with the
+spare's idle preload on and off, and a session claiming the spare mid-preload); `--only
+sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
 `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt
 mode), `--only w2` W2 beside raw Pyodide's in a plain worker of the same browser, a sample of
 each in turn (and of the baseline's, below), `--only describe` the agent's file preview
@@ -355,7 +357,7 @@ def measure(engine: str, only: str, table: Table) -> str:
             "describe": ("describe", lambda page, row: describe(browser, page, row)),
             "files": (
                 "many files",
-                lambda page, row: many_files_against_baseline(browser, page, row),
+                lambda page, row: many_files_beside_raw(browser, url, page, row),
             ),
             "plots": ("plots", lambda page, row: files_and_plots(page, "plots", row)),
             "first-plot": ("first plot", first_plots),
@@ -628,32 +630,58 @@ def first_plots(page: EnginePage, row: Row) -> None:
     files_plots.first_plots(page, RUNS, row)
 
 
-def many_files_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
-    """The 10,000 files; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, a
-    run of each in turn, so both see the same load."""
+def many_files_beside_raw(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
+    """The 10,000 files in this build and in raw Pyodide in a plain worker of this browser, kept
+    across runs as a sandbox is (the same names again each run), a run of each in turn so both see
+    the same load; with WASMBOX_BENCH_BASELINE=DIR (a built checkout), DIR's build too, in the
+    same turns."""
     baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
-    if not baseline:
-        return files_and_plots(page, "files", row)
     code, timeout = files_plots.MANY_FILES, files_plots.FILES_TIMEOUT_MS
-    with checkout_server(Path(baseline)) as baseline_url:
-        other = open_page(browser, baseline_url)
-        targets = [(page, files_plots.create(page)), (other, files_plots.create(other))]
-        whole: list[list[float]] = [[], []]
-        loop: list[list[float]] = [[], []]
+
+    def sandbox_runs(target: EnginePage) -> Callable[[], tuple[str, float]]:
+        sandbox = files_plots.create(target)
+
+        def once() -> tuple[str, float]:
+            result, ms = files_plots.run(target, sandbox, code, timeoutMs=timeout)
+            if result["outcome"] != "OUTCOME_OK":
+                raise RuntimeError(f"the files run failed: {result['outcome']}")
+            return str(result["stdout"]), ms
+
+        return once
+
+    with contextlib.ExitStack() as stack:
+        floor_page = raw.open_page(browser, url)
+        stack.callback(floor_page.close)
+        worker = raw.keep_worker(floor_page)
+        runs: dict[str, Callable[[], tuple[str, float]]] = {
+            "this build": sandbox_runs(page),
+            "raw": lambda: raw.run_kept(floor_page, worker, code),
+        }
+        if baseline:
+            baseline_url = stack.enter_context(checkout_server(Path(baseline)))
+            other = open_page(browser, baseline_url)
+            stack.callback(other.close)
+            runs["baseline"] = sandbox_runs(other)
+        whole: dict[str, list[float]] = {name: [] for name in runs}
+        loop: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(RUNS):
-            for n, (target, sandbox) in enumerate(targets):
-                result, ms = files_plots.run(target, sandbox, code, timeoutMs=timeout)
-                if result["outcome"] != "OUTCOME_OK":
-                    raise RuntimeError(f"the files run failed: {result['outcome']}")
-                whole[n].append(ms)
-                loop[n].append(float(result["stdout"]) * 1000)
-        other.close()
-    name = Path(baseline).name
-    for label, samples in ((files_plots.WHOLE_ROW, whole), (files_plots.LOOP_ROW, loop)):
-        row(label, summary(samples[0]), samples[0])
-        row(f"{label}, baseline {name}", summary(samples[1]))
-        ratio = statistics.median(samples[0]) / statistics.median(samples[1])
-        row(f"{label}: this build / baseline (medians)", f"{ratio:8.2f}x")
+            for name, once in runs.items():
+                stdout, ms = once()
+                whole[name].append(ms)
+                loop[name].append(float(stdout) * 1000)
+    for label, samples in ((files_plots.LOOP_ROW, loop), (files_plots.WHOLE_ROW, whole)):
+        ours, floor = samples["this build"], samples["raw"]
+        row(label, summary(ours), ours)
+        row(f"{label}, raw Pyodide (this browser, same turns)", summary(floor))
+        ratio = statistics.median(ours) / statistics.median(floor)
+        row(f"{label}: wasmbox / raw Pyodide (medians)", f"{ratio:8.2f}x")
+        if baseline:
+            theirs = samples["baseline"]
+            row(f"{label}, baseline {Path(baseline).name}", summary(theirs))
+            ratio = statistics.median(ours) / statistics.median(theirs)
+            row(f"{label}: this build / baseline (medians)", f"{ratio:8.2f}x")
+    loop_rate = files_plots.files_per_second(loop["this build"])
+    row(f"{files_plots.LOOP_ROW} (rate)", summary(loop_rate, "files/s"))
     row("load after the files rows", load())
 
 

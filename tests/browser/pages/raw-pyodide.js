@@ -21,6 +21,9 @@ function start() {
   return { booted: checked, call, close: () => worker.terminate() };
 }
 
+/** Workers kept across calls (`rawPyodide.keep`), by number. */
+const kept = new Map();
+
 async function timed(action) {
   const t = performance.now();
   await action();
@@ -56,6 +59,27 @@ window.rawPyodide = {
     const ms = await timed(async () => void ({ stdout } = await worker.call(code)));
     worker.close();
     return { ms, stdout };
+  },
+  /** A booted worker kept for `runKept` (the same code again in the same worker, as a sandbox's
+   * runs are) until `release`; its number. */
+  async keep() {
+    const worker = start();
+    await worker.booted();
+    const id = kept.size ? Math.max(...kept.keys()) + 1 : 1;
+    kept.set(id, worker);
+    return id;
+  },
+  /** A run in kept worker `id`: its milliseconds and what it printed. */
+  async runKept(id, code) {
+    const worker = kept.get(id);
+    if (!worker) throw new Error(`no kept worker ${id}`);
+    let stdout = "";
+    const ms = await timed(async () => void ({ stdout } = await worker.call(code)));
+    return { ms, stdout };
+  },
+  release(id) {
+    kept.get(id)?.close();
+    kept.delete(id);
   },
 };
 window.rawReady = true;
