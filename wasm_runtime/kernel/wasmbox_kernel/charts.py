@@ -11,14 +11,14 @@ pointed here only once the user's code has imported them (`install_chart_hooks`)
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
+import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from .after_import import after_import
 from .context import DISPATCHER
 from .protocol_data import LIMITS
 from .result import Display, MimeBundle
@@ -182,45 +182,6 @@ _AFTER_IMPORT: dict[str, Callable[[ModuleType], None]] = {
 }
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs a hook right after one of the modules in `_AFTER_IMPORT` has executed."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        hook = _AFTER_IMPORT.get(fullname)
-        if hook is None:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None and spec.loader is not None:
-                spec.loader = _HookedLoader(spec.loader, hook)
-                return spec
-        return None
-
-
-class _HookedLoader(importlib.abc.Loader):
-    def __init__(self, loader: importlib.abc.Loader, hook: Callable[[ModuleType], None]) -> None:
-        self._loader = loader
-        self._hook = hook
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        self._loader.exec_module(module)
-        self._hook(module)
-
-    def __getattr__(self, name: str) -> Any:  # get_source, get_resource_reader, …
-        return getattr(self._loader, name)
-
-
 def install_chart_hooks() -> None:
     """Once per interpreter; a module already imported gets its hook now."""
-    if not any(isinstance(finder, _AfterImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _AfterImport())
-    for name, hook in _AFTER_IMPORT.items():
-        if name in sys.modules:
-            hook(sys.modules[name])
+    after_import(_AFTER_IMPORT)
