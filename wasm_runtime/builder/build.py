@@ -15,6 +15,7 @@ from rich.console import Console
 from wasm_runtime.builder import pins
 from wasm_runtime.builder.added import LOCK_FILE as ADDED_LOCK
 from wasm_runtime.builder.added import AddRequest, resolve
+from wasm_runtime.builder.artist_set import with_artist_set_table
 from wasm_runtime.builder.bytecode import with_bytecode
 from wasm_runtime.builder.compress import ENCODINGS, precompress
 from wasm_runtime.builder.errors import BuildError, HashMismatchError
@@ -115,6 +116,11 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
             shipped = compiled.get(matplotlib, matplotlib)
             fonts = options.cache_dir / "font-cache"
             compiled[matplotlib] = with_font_cache(shipped, matplotlib.parent, pyodide_dir, fonts)
+        with console.status("matplotlib's set() docstrings (Node)"):
+            tables = options.cache_dir / "artist-set"
+            compiled[matplotlib] = with_artist_set_table(
+                compiled[matplotlib], matplotlib.parent, pyodide_dir, tables
+            )
 
     with console.status("Installing the wheels"):
         for wheel in extra_wheels:
