@@ -126,17 +126,37 @@ def first_plot_steps(page: EnginePage, runs: int, row: Row) -> None:
     """A session created at once takes the first plot's steps one run at a time."""
     samples: dict[str, list[float]] = {name: [] for name, _ in FIRST_PLOT_STEPS}
     for _ in range(runs):
-        fresh = create(page)
-        for name, code in FIRST_PLOT_STEPS:
-            result, ms = run(page, fresh, code, timeoutMs=PLOT_TIMEOUT_MS)
-            if result["outcome"] != "OUTCOME_OK":
-                raise RuntimeError(f"the step {name!r} failed: {result['outcome']}")
-            if "figure" in name and not result["displays"]:
-                raise RuntimeError(f"the step {name!r} captured no figure")
+        for name, ms in first_plot_step_sample(page).items():
             samples[name].append(ms)
-        close(page, fresh)
     for name, _ in FIRST_PLOT_STEPS:
         row(f"  first plot at once, step: {name}", summary(samples[name]))
+
+
+def first_plot_step_sample(page: EnginePage) -> dict[str, float]:
+    """One session, created at once, taking the first plot's steps: ms per step."""
+    fresh = create(page)
+    sample: dict[str, float] = {}
+    for name, code in FIRST_PLOT_STEPS:
+        result, ms = run(page, fresh, code, timeoutMs=PLOT_TIMEOUT_MS)
+        if result["outcome"] != "OUTCOME_OK":
+            raise RuntimeError(f"the step {name!r} failed: {result['outcome']}")
+        if "figure" in name and not result["displays"]:
+            raise RuntimeError(f"the step {name!r} captured no figure")
+        sample[name] = ms
+    close(page, fresh)
+    return sample
+
+
+NO_IDLE_PRELOAD = """async () => {
+  await wasmbox.Sandbox.warmup({ idlePackages: [] });
+  await wasmbox.Sandbox.cooldown();
+  await wasmbox.Sandbox.warmup({ idlePackages: [] });
+}"""
+
+
+def no_idle_preload(page: EnginePage) -> None:
+    """The page's spares preload nothing while idle, the one there now included."""
+    page.evaluate(NO_IDLE_PRELOAD)
 
 
 def first_plots(page: EnginePage, runs: int, row: Row) -> None:

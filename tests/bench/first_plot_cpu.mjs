@@ -3,12 +3,14 @@
 // packages with the kernel's wheel unpacker as the sandbox's worker does, then taking the first
 // plot's steps one at a time. One process per sample (python -m tests.bench.first_plot_cpu runs
 // it); prints one JSON object: CPU milliseconds of this process (all its threads) per step.
-//   node tests/bench/first_plot_cpu.mjs RUNTIME_DIR UNPACKER_PY
+// The kernel's import patches go in as the worker's prepare_interpreter() puts them (the wheel
+// unpacker; matplotlib's set() text from the build's table unless TABLE is "without").
+//   node tests/bench/first_plot_cpu.mjs RUNTIME_DIR KERNEL_DIR [with|without]
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 
 const require = createRequire(import.meta.url);
-const [runtime, unpacker] = process.argv.slice(2);
+const [runtime, kernelDir, table = "with"] = process.argv.slice(2);
 // As in raw_pyodide.mjs: the runtime's pyodide.asm.js is CommonJS under this ES-module package.
 globalThis.require = require;
 globalThis.__dirname = runtime.replace(/\/$/, "");
@@ -29,13 +31,18 @@ const step = (name) => {
 
 const { loadPyodide } = require("pyodide");
 const pyodide = await loadPyodide({ indexURL: runtime, stdout: () => {}, stderr: () => {} });
-pyodide.FS.writeFile("/tmp/wheel_unpack.py", readFileSync(unpacker));
+for (const module of ["_patches/wheel_unpack.py", "_patches/artist_set.py", "after_import.py"]) {
+  pyodide.FS.writeFile(`/tmp/${module.split("/").pop()}`, readFileSync(`${kernelDir}/wasmbox_kernel/${module}`));
+}
 // The kernel's unpacker, then a wrapper that adds up the CPU time spent in it.
 pyodide.runPython(`
 import sys, js
 sys.path.insert(0, "/tmp")
 import wheel_unpack
 wheel_unpack.install_from_memory()
+if ${table === "with" ? "True" : "False"}:
+    import after_import, artist_set
+    after_import.after_import({"matplotlib.artist": artist_set.use_shipped_table})
 import pyodide._package_loader as loader
 unpack = loader.unpack_buffer
 unpack_ms = [0.0]

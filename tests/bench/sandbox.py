@@ -6,20 +6,20 @@ files in one run, a session's first plot, and a seaborn pairplot next to native 
 (tests/bench/files_plots.py, shared with bench-reliability). W10, W11: tests/bench/sessions.py.
 W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
 worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
-`--only raw` prints those rows alone; `--only files` the 10,000 files alone, beside raw
-Pyodide's in a plain worker of the same browser kept across runs as a sandbox is, a run of each
-in turn, with their ratio; `--only plots` the plot rows alone, `--only first-plot` the
-first-plot rows without the pairplot (at once, on a page open and quiet 5 and 10 s with the
-spare's idle preload on and off, and a session claiming the spare mid-preload); `--only
-sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone,
-`--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt
-mode), `--only w2` W2 beside raw Pyodide's in a plain worker of the same browser, a sample of
-each in turn (and of the baseline's, below), `--only describe` the agent's file preview
-(describeFiles of a 50 MB CSV and of 20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's
-build, alternating: in W11, in the describe rows, in W2 and W4 of `--only raw`, in `--only w2`,
-and in `--only files`. Several engines: measured one after another, then one table with a
-column per engine; a row that failed in an engine gives the reason in its cell. Prints figures
-only, nothing here asserts a time."""
+`--only raw` prints those rows alone; `--only files` the 10,000 files alone, beside raw Pyodide's
+in a plain worker of the same browser kept across runs as a sandbox is, a run of each in turn, with
+their ratio; `--only plots` the plot rows alone, `--only first-plot` the first-plot rows without
+the pairplot (at once, on a page open and quiet 5 and 10 s with the spare's idle preload on and
+off, and a session claiming the spare mid-preload), `--only plot-steps` the first plot's steps
+alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2
+and a no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only w2` W2
+beside raw Pyodide's in a plain worker of the same browser, a sample of each in turn (and of the
+baseline's, below), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of
+20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the
+describe rows, in W2 and W4 of `--only raw`, in `--only w2`, in `--only files` and in `--only
+plot-steps`. Several engines: measured one after another, then one table with a column per engine;
+a row that failed in an engine gives the reason in its cell.
+Prints figures only, nothing here asserts a time."""
 
 from __future__ import annotations
 
@@ -361,6 +361,10 @@ def measure(engine: str, only: str, table: Table) -> str:
             ),
             "plots": ("plots", lambda page, row: files_and_plots(page, "plots", row)),
             "first-plot": ("first plot", first_plots),
+            "plot-steps": (
+                "first plot's steps",
+                lambda page, row: plot_steps_against_baseline(browser, page, row),
+            ),
         }
         if only in one_page:
             name, body = one_page[only]
@@ -630,6 +634,47 @@ def first_plots(page: EnginePage, row: Row) -> None:
     files_plots.first_plots(page, RUNS, row)
 
 
+def beside_baseline(
+    browser: EngineBrowser,
+    page: EnginePage,
+    baseline: str,
+    sample: Callable[[EnginePage], Any],
+    prepare: Callable[[EnginePage], None] = lambda page: None,
+) -> tuple[list[Any], list[Any]]:
+    """RUNS samples on `page` and on a page of the built checkout `baseline`, one of each in
+    turn, so both see the same load; `prepare` readies each page first."""
+    with checkout_server(Path(baseline)) as baseline_url:
+        other = open_page(browser, baseline_url)
+        prepare(page)
+        prepare(other)
+        ours, theirs = [], []
+        for _ in range(RUNS):
+            ours.append(sample(page))
+            theirs.append(sample(other))
+        other.close()
+    return ours, theirs
+
+
+def plot_steps_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
+    """The first plot's steps in a session created at once; with WASMBOX_BENCH_BASELINE=DIR (a
+    built checkout), DIR's build too, a session of each in turn, and each step's ratio."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    if not baseline:
+        files_plots.first_plot_steps(page, RUNS, row)
+        return
+    # A page waits while the other samples: its spare would preload matplotlib meanwhile.
+    ours, theirs = beside_baseline(
+        browser, page, baseline, files_plots.first_plot_step_sample, files_plots.no_idle_preload
+    )
+    for name in ours[0]:
+        mine, base = [s[name] for s in ours], [s[name] for s in theirs]
+        row(f"  step: {name}", summary(mine))
+        row(f"  step: {name}, baseline", summary(base))
+        ratio = statistics.median(mine) / statistics.median(base)
+        row(f"  step: {name}, this build / baseline (medians)", f"{ratio:8.2f}x")
+    row("load after the steps", load())
+
+
 def many_files_beside_raw(browser: EngineBrowser, url: str, page: EnginePage, row: Row) -> None:
     """The 10,000 files in this build and in raw Pyodide in a plain worker of this browser, kept
     across runs as a sandbox is (the same names again each run), a run of each in turn so both see
@@ -699,14 +744,7 @@ def describe(browser: EngineBrowser, page: EnginePage, row: Row) -> None:
         for key, label in rows.items():
             row(label, summary([s[key] for s in samples]))
         return
-    with checkout_server(Path(baseline)) as baseline_url:
-        other = open_page(browser, baseline_url)
-        ours: list[dict[str, float]] = []
-        theirs: list[dict[str, float]] = []
-        for _ in range(RUNS):
-            for target, into in ((page, ours), (other, theirs)):
-                into.append(target.evaluate(DESCRIBE))
-        other.close()
+    ours, theirs = beside_baseline(browser, page, baseline, lambda p: p.evaluate(DESCRIBE))
     name = Path(baseline).name
     for key, label in rows.items():
         mine = [s[key] for s in ours]
@@ -794,6 +832,7 @@ def main() -> None:
             "files",
             "plots",
             "first-plot",
+            "plot-steps",
         ],
         default="all",
         help="which rows",
