@@ -23,7 +23,8 @@ async function describe(withTable) {
   const pyodide = await loadPyodide({ indexURL: runtime, stdout: () => {}, stderr: () => {} });
   await pyodide.loadPackage(["matplotlib"], { messageCallback: () => {} });
   for (const [name, path] of Object.entries(MODULES)) pyodide.FS.writeFile(`/tmp/${name}`, readFileSync(path));
-  return JSON.parse(pyodide.runPython(`
+  return JSON.parse(
+    pyodide.runPython(`
 import json, sys
 sys.path.insert(0, "/tmp")
 import after_import, artist_set, record_artist_set
@@ -40,7 +41,8 @@ json.dumps({
     "servedKwdoc": table.served_kwdoc if table else 0,
     "hooked": len(tables),
 })
-`));
+`),
+  );
 }
 
 const without = await describe(false);

@@ -201,6 +201,32 @@ def test_the_first_plot_does_not_build_the_font_cache(sdk: SdkPage) -> None:
     assert result["displays"], "the figure is shown"
 
 
+ARTIST_TABLE = """
+import inspect
+import matplotlib.artist
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+
+class Mine(Line2D):
+    def set_wobble(self, wobble):
+        "Set the wobble."
+
+[hasattr(matplotlib.artist.kwdoc, "__wrapped__"),
+ Line2D.set.__doc__.startswith("Set multiple properties at once."),
+ "linewidth" in inspect.signature(Line2D.set).parameters,
+ "wobble" in inspect.signature(Mine.set).parameters]
+"""
+
+
+@pytest.mark.chromium_only("the artist table is a file of the runtime, read the same way")
+def test_matplotlibs_set_text_comes_from_the_builds_table(sdk: SdkPage, sandbox: str) -> None:
+    """The worker hooks matplotlib.artist before any import (kernel/_patches/artist_set.py):
+    the table shipped in the wheel is in use, and a user's class still gets its own `set`."""
+    result = sdk.run(sandbox, ARTIST_TABLE, timeoutMs=PACKAGES_DEADLINE_MS)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert result["value"]["text/plain"] == "[True, True, True, True]"
+
+
 def test_each_sandbox_draws_its_own_random_numbers(sdk: SdkPage, sandbox: str) -> None:
     """Every worker starts from the same memory snapshot, `random`'s state in it: the kernel
     reseeds from the browser's entropy (a seed kept from the snapshot would repeat the draws)."""
