@@ -50,10 +50,8 @@ def test_a_wheel_that_has_it_or_has_no_record_is_an_error(tmp_path: Path) -> Non
 
 
 @pytest.fixture(scope="module")
-def described() -> dict[str, Any]:
+def described(runtime_built: None) -> dict[str, Any]:
     """Both runs, from the runtime `make build` made (about 16 CPU-s of Node)."""
-    if not (RUNTIME_DIR / "manifest.json").is_file():
-        pytest.fail(f"No runtime at {RUNTIME_DIR}: run `make build` first.")
     builder = REPO_ROOT / "wasm_runtime" / "builder"
     done = subprocess.run(
         ["node", str(PROBE), f"{RUNTIME_DIR}/", str(KERNEL_SRC), str(builder)],
@@ -74,7 +72,7 @@ def shipped_table() -> dict[str, Any]:
     return table
 
 
-def test_the_shipped_wheel_holds_a_table_for_its_matplotlib() -> None:
+def test_the_shipped_wheel_holds_a_table_for_its_matplotlib(runtime_built: None) -> None:
     table = shipped_table()
     assert (table["matplotlib"], table["python"], table["hardcopy"]) == ("3.8.4", "3.12", False)
     assert len(table["classes"]) > 100
