@@ -26,7 +26,12 @@ from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.kernel_wheel import build_kernel_wheel
 from wasm_runtime.builder.lockfile import distribution_lock, load_official_lock, official_packages
 from wasm_runtime.builder.manifest import MANIFEST, write_manifest
-from wasm_runtime.builder.package_snapshot import build_package_snapshot, read_record
+from wasm_runtime.builder.package_snapshot import (
+    PACKAGE_SNAPSHOT,
+    PLOT_SNAPSHOT,
+    build_package_snapshot,
+    read_record,
+)
 from wasm_runtime.builder.snapshot import SNAPSHOT_FILE, build_snapshot
 from wasm_runtime.builder.source_wheels import fetch_source_wheels, read_source_pins
 from wasm_runtime.builder.sources import (
@@ -148,21 +153,25 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
         write_if_changed(out / ADDED_LOCK, chosen.lock_text.encode())
         installed[ADDED_LOCK] = sha256_file(out / ADDED_LOCK)
 
-    # From the shipped wheels and lock, so the files it records are the ones a worker gets.
-    with console.status("Package snapshot (Node)"):
-        made = build_package_snapshot(
-            pyodide_dir, out, dist_lock, kernel, options.cache_dir / "snapshots"
-        )
-        package_snapshot = None
-        if made:
-            for path in made.outputs():
-                installed[path.name] = _install(path, out)
-            package_snapshot = {
-                "file": made.snapshot.name,
-                "record": made.record.name,
-                "bundle": made.bundle.name,
-                "packages": sorted(read_record(made.record)["loadedPackages"]),
-            }
+    # From the shipped wheels and lock, so the files they record are the ones a worker gets.
+    snapshots: dict[str, dict[str, Any] | None] = {}
+    for label, kind in (("Package", PACKAGE_SNAPSHOT), ("Plot-ready", PLOT_SNAPSHOT)):
+        with console.status(f"{label} snapshot (Node)"):
+            made = build_package_snapshot(
+                pyodide_dir, out, dist_lock, kernel, options.cache_dir / "snapshots", kind
+            )
+            snapshots[kind.snapshot_file] = None
+            if made:
+                for path in made.outputs():
+                    installed[path.name] = _install(path, out)
+                snapshots[kind.snapshot_file] = {
+                    "file": made.snapshot.name,
+                    "record": made.record.name,
+                    "bundle": made.bundle.name,
+                    "packages": sorted(read_record(made.record)["loadedPackages"]),
+                }
+    package_snapshot = snapshots[PACKAGE_SNAPSHOT.snapshot_file]
+    plot_snapshot = snapshots[PLOT_SNAPSHOT.snapshot_file]
 
     with console.status("Pre-compressing"):
         files = _describe(out, installed, options.cache_dir / "compressed")
@@ -170,7 +179,7 @@ def build_runtime(options: BuildOptions, console: Console | None = None) -> Buil
     origins = {pin.name: "extra" for pin in extra_pins}
     origins |= {name: "added" for name in chosen.names}
     origins[_lock_name(dist_lock, kernel.name)] = "kernel"
-    write_manifest(out, files, dist_lock, origins, package_snapshot)
+    write_manifest(out, files, dist_lock, origins, package_snapshot, plot_snapshot)
 
     total = sum(entry["size"] for entry in files.values())
     report = BuildReport(out, len(files), total, downloaded, time.perf_counter() - started)

@@ -6,10 +6,14 @@
 // where each module was placed (memory and table bases, in load order), and the files the install
 // added are written out, one after another, into a bundle the worker writes back: no wheel is
 // unzipped at resume (that took longer than the rest of the boot).
-// Usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES
+// Usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES [warm]
 //   PYODIDE_DIR: Pyodide's core files, as for the base snapshot
 //   RUNTIME_DIR: the built runtime (the shipped wheels and their lock)
 //   PACKAGES: comma-separated package names, each loaded then its modules imported
+//   warm: as a booted spare's preload does (sandbox/runtime.ts: initRuntime, preloadPackages): the
+//     kernel's prepare_interpreter first (matplotlib's backend, the installer's patches), then each
+//     package's import steps, and its first use paid (plotting.warm_package: matplotlib draws and
+//     closes one figure)
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gotDigest } from "../protocol/got-digest.mjs";
@@ -18,14 +22,15 @@ import { bootWarm } from "./warm_boot.mjs";
 // Made by the worker itself or per process, never by a package install.
 const NOT_RESTORED = ["/dev", "/proc", "/tmp", "/home/pyodide"];
 
-const [pyodideDir, runtimeDir, kernelWheel, packageList, outBin, outJson, outFiles] = process.argv.slice(2);
+const [pyodideDir, runtimeDir, kernelWheel, packageList, outBin, outJson, outFiles, mode] = process.argv.slice(2);
 if (!pyodideDir || !runtimeDir || !kernelWheel || !packageList || !outBin || !outJson || !outFiles) {
   console.error(
-    "usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES",
+    "usage: node make_package_snapshot.mjs PYODIDE_DIR RUNTIME_DIR KERNEL_WHEEL PACKAGES OUTPUT_BIN OUTPUT_JSON OUTPUT_FILES [warm]",
   );
   process.exit(2);
 }
 const packages = packageList.split(",");
+const warm = mode === "warm";
 const lock = JSON.parse(readFileSync(join(runtimeDir, "pyodide-lock.json"), "utf8"));
 const { pyodide, missing } = await bootWarm(pyodideDir, kernelWheel, runtimeDir);
 if (missing.length) console.error(`snapshot warm-up: not in this Pyodide: ${missing.join(", ")}`);
@@ -69,10 +74,24 @@ WebAssembly.Instance = new Proxy(Instance, {
     return instance;
   },
 });
+const plotting = warm ? pyodide.pyimport("wasmbox_kernel.plotting") : null;
 try {
+  if (warm) {
+    const interpreter = pyodide.pyimport("wasmbox_kernel.interpreter");
+    interpreter.prepare_interpreter();
+    interpreter.destroy();
+  }
   await pyodide.loadPackage(packages, { messageCallback: () => {} });
-  for (const name of packages) for (const module of lock.packages[name].imports) pyodide.pyimport(module).destroy();
+  for (const name of packages) {
+    const stepList = plotting?.import_steps(name);
+    const steps = stepList ? stepList.toJs() : [];
+    stepList?.destroy();
+    for (const module of [...steps, ...lock.packages[name].imports]) pyodide.pyimport(module).destroy();
+    plotting?.warm_package(name);
+  }
+  plotting?.release_font_files();
 } finally {
+  plotting?.destroy();
   WebAssembly.instantiate = instantiate;
   WebAssembly.Instance = Instance;
 }
@@ -113,6 +132,9 @@ const bundle = Buffer.concat(contents);
 // which it wants empty. Empty for the snapshot; the worker puts the names back.
 if (M.__hiwire_get(6) !== pyodide.loadedPackages) throw new Error("hiwire slot 6 is not loadedPackages");
 for (const name of Object.keys(loadedPackages)) delete pyodide.loadedPackages[name];
+// A file Python holds open would be a dangling descriptor in every worker restored from this.
+const open = M.FS.streams.filter((stream) => stream && stream.fd > 2).map((stream) => stream.path);
+if (open.length) throw new Error(`files still open: ${open.join(", ")}`);
 const snapshot = pyodide.makeMemorySnapshot();
 
 const countArgsWord = (M.__PyRuntime + M.HEAP32[M.__PyEM_EMSCRIPTEN_COUNT_ARGS_OFFSET >> 2]) >> 2;

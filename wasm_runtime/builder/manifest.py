@@ -21,8 +21,10 @@ def write_manifest(
     lock: PyodideLockSpec,
     origins: dict[str, str],
     package_snapshot: dict[str, Any] | None = None,
+    plot_snapshot: dict[str, Any] | None = None,
 ) -> Path:
-    """`package_snapshot`: its file, its link record and the packages it holds, if built."""
+    """`package_snapshot`, `plot_snapshot`: each one's file, its link record, its files bundle
+    and the packages it holds, if built."""
     packages = {
         name: {
             "version": spec.version,
@@ -40,6 +42,7 @@ def write_manifest(
         "files": dict(sorted(files.items())),
         "snapshot": SNAPSHOT_FILE if SNAPSHOT_FILE in files else None,
         "packageSnapshot": package_snapshot,
+        "plotSnapshot": plot_snapshot,
         "packages": packages,
     }
     path = out_dir / MANIFEST

@@ -9,6 +9,7 @@ asked to warm it.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -21,9 +22,13 @@ def configure_matplotlib() -> str:
     """Point matplotlib (if the user imports it) at our backend and a config dir outside cwd;
     returns the config dir."""
     os.environ["MPLBACKEND"] = MPL_BACKEND
-    return os.environ.setdefault(
+    config_dir = os.environ.setdefault(
         "MPLCONFIGDIR", os.path.join(tempfile.gettempdir(), "wasmbox-matplotlib")
     )
+    # A worker booted from the plot-ready snapshot has matplotlib imported already, holding this
+    # directory as its cache, but /tmp is new in every worker.
+    os.makedirs(config_dir, exist_ok=True)
+    return config_dir
 
 
 def warm_matplotlib() -> None:
@@ -44,6 +49,17 @@ def warm_matplotlib() -> None:
         figure.savefig(io.BytesIO(), format="png", bbox_inches="tight")
     finally:
         pyplot.close(figure)
+
+
+def release_font_files() -> None:
+    """Drop matplotlib's cached fonts, whose FreeType faces read their font file as they go
+    through an open Python file: a memory snapshot made now (the plot-ready one, at build time)
+    keeps those objects but no open file, so its first figure could not read a glyph. The next
+    figure opens the files again."""
+    font_manager = sys.modules.get("matplotlib.font_manager")
+    if font_manager is not None:
+        font_manager._get_font.cache_clear()
+        gc.collect()
 
 
 # What a spare does after preloading a package, by package name (runtime.ts: preloadPackages).
