@@ -104,6 +104,7 @@ def test_the_dynamic_linker_parts_the_package_snapshot_relinks_with(hooks: dict[
         "newDSO",
         "loadWebAssemblyModule",
         "mergeLibSymbols",
+        "reportUndefinedSymbols",
         "setWasmTableEntry",
         "updateTableMap",
         "_emscripten_builtin_malloc",

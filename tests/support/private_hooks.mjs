@@ -46,6 +46,7 @@ console.log(
       "newDSO",
       "loadWebAssemblyModule",
       "mergeLibSymbols",
+      "reportUndefinedSymbols",
       "setWasmTableEntry",
       "updateTableMap",
       "_emscripten_builtin_malloc",

@@ -19,14 +19,16 @@ export const OUTCOMES = [
 ] as const;
 
 /**
- * The memory snapshot a worker starts from: "base" (the interpreter and the kernel imported) or
+ * The memory snapshot a worker starts from: "base" (the interpreter and the kernel imported),
  * "packages" (the same with numpy, pandas and cloudpickle imported, for a session that needs no
- * other package: builder/package_snapshot.py). A worker that cannot use the one asked for boots
- * from the next; `booted` says which it used ("none": no snapshot at all).
+ * other package: builder/package_snapshot.py) or "plot" (the same as a spare that preloaded
+ * matplotlib and drew a first figure, for new spares once the page has kept its files). A worker
+ * that cannot use the one asked for boots from the base one; `booted` says which it used
+ * ("none": no snapshot at all).
  */
-export const START_SNAPSHOTS = ["base", "packages"] as const;
+export const START_SNAPSHOTS = ["base", "packages", "plot"] as const;
 export type StartSnapshot = (typeof START_SNAPSHOTS)[number];
-export const BOOTED_FROM = ["packages", "base", "none"] as const;
+export const BOOTED_FROM = ["packages", "plot", "base", "none"] as const;
 export type BootedFrom = (typeof BOOTED_FROM)[number];
 /**
  * When a worker holds `memoryBudgetBytes`: "during-run" (growth of its memory past the budget is
@@ -201,8 +203,8 @@ export const MAX_PUSHED_FILES = 16;
 
 /**
  * The files the host pushes to a worker starting from `snapshot`, each as soon as it has it; the
- * worker asks for any other file. A package boot gets the package snapshot's files instead of the
- * base snapshot, which it asks for only if it has to fall back to it.
+ * worker asks for any other file. A package or plot boot gets that snapshot's files (`packageFiles`)
+ * instead of the base snapshot, which it asks for only if it has to fall back to it.
  */
 export function pushedFiles(snapshot: StartSnapshot, packageFiles: readonly string[]): string[] {
   if (snapshot === "base") return [...BOOT_FILES];

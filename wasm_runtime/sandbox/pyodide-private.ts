@@ -47,7 +47,8 @@ export const pyodideApi = (pyodide: PyodideInterface): PyodideApi => (pyodide as
 // tests/runtime/test_private_hooks.py:
 //   _createPyodideModule   the global pyodide.asm.js defines; wrapped to reach API.restoreSnapshot
 //   API.restoreSnapshot    writes the snapshot's heap; the side modules are linked right after
-//   Emscripten's dynamic linker (LDSO, loadWebAssemblyModule, newDSO, mergeLibSymbols, GOT, the
+//   Emscripten's dynamic linker (LDSO, loadWebAssemblyModule, newDSO, mergeLibSymbols,
+//   reportUndefinedSymbols, GOT, the
 //   table and its mirror) and Pyodide's reference table (__hiwire_get/__hiwire_set)
 //   MEMFS's directory `node_ops.mknod` and a file node's `contents`/`usedBytes` (placeFile)
 
@@ -91,6 +92,7 @@ export interface LinkerModule extends EmscriptenModule {
     handle: number,
   ): Record<string, unknown>;
   mergeLibSymbols(exports: Record<string, unknown>, libName: string): void;
+  reportUndefinedSymbols(): void;
   setWasmTableEntry(index: number, fn: unknown): void;
   updateTableMap(offset: number, count: number): void;
   _emscripten_builtin_malloc(size: number): number;

@@ -26,6 +26,8 @@ interface Manifest {
   packages: Record<string, { version: string; file: string; imports?: string[] }>;
   /** Absent from runtimes built before it, or without all of its packages. */
   packageSnapshot?: PackageSnapshotFiles | null;
+  /** The plot-ready snapshot (builder/package_snapshot.py: PLOT_SNAPSHOT); absent likewise. */
+  plotSnapshot?: PackageSnapshotFiles | null;
 }
 
 /** Mounted at boot (mountKernel): never installed again by a preload or a restore. */
@@ -59,10 +61,13 @@ export interface Runtime {
   bootedFrom: BootedFrom;
 }
 
+/** The manifest's entry for the snapshot a "packages" or "plot" start asks for. */
+const SNAPSHOT_ENTRY = { packages: "packageSnapshot", plot: "plotSnapshot" } as const;
+
 /**
- * Boot from the snapshot asked for, else the next: the package snapshot (packages already
- * imported), the build's start-up snapshot (several times faster than none), or from scratch.
- * A failed attempt leaves nothing behind: each boot makes a new interpreter.
+ * Boot from the snapshot asked for, else the next: the package or plot-ready snapshot (packages
+ * already imported), the build's start-up snapshot (several times faster than none), or from
+ * scratch. A failed attempt leaves nothing behind: each boot makes a new interpreter.
  */
 async function bootPyodide(
   runtimeUrl: string,
@@ -75,13 +80,14 @@ async function bootPyodide(
     stdout: (l: string) => void loaderLog.push(l),
     stderr: (l: string) => void loaderLog.push(l),
   };
-  if (wanted === "packages") {
+  if (wanted !== "base") {
     try {
-      const files = (await manifest).packageSnapshot;
+      const files = (await manifest)[SNAPSHOT_ENTRY[wanted]];
       if (!files) throw new Error("this runtime was built without one");
-      return [await bootFromPackageSnapshot(files, fileBytes, config, withPrecompiledWasm), "packages"];
+      return [await bootFromPackageSnapshot(files, fileBytes, config, withPrecompiledWasm), wanted];
     } catch (error) {
-      loaderLog.push(`booting without the package snapshot: ${error}`);
+      const which = wanted === "plot" ? "plot-ready" : "package";
+      loaderLog.push(`booting without the ${which} snapshot: ${error}`);
     }
   }
   try {
@@ -128,8 +134,11 @@ export async function initRuntime(
  */
 export async function preloadPackages(runtime: Runtime, packages: string[], idle: () => Promise<void>): Promise<void> {
   const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
+  // Booted from the plot-ready snapshot: its packages were preloaded and warmed when it was made.
+  const done = runtime.bootedFrom === "plot" ? (runtime.manifest.plotSnapshot?.packages ?? []) : [];
+  const wanted = (p: string): boolean => p in runtime.manifest.packages && p !== KERNEL_PACKAGE && !done.includes(p);
   try {
-    for (const name of packages.filter((p) => p in runtime.manifest.packages && p !== KERNEL_PACKAGE)) {
+    for (const name of packages.filter(wanted)) {
       await idle();
       await runtime.pyodide.loadPackage([name], quiet);
       // Smaller steps first where the kernel names them (matplotlib: numpy, then matplotlib...).

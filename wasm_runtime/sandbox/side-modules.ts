@@ -53,6 +53,9 @@ export function linkSideModules(
     delete M.LDSO.loadedLibsByHandle[handle];
     for (const alias of lib.aliases) M.LDSO.loadedLibsByName[alias] ??= dso;
   });
+  // As loadPackage does once its libraries are in: a function one module imports and a later one
+  // defines gets its table slot now (matplotlib's, one slot).
+  M.reportUndefinedSymbols();
   if (M.wasmTable.length !== record.table.after)
     throw new Error(`table length ${M.wasmTable.length} after linking, recorded ${record.table.after}`);
   const got = gotDigest(M.GOT);

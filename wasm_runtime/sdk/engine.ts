@@ -25,6 +25,8 @@ import { frameDocument, workerScript } from "./frame-doc.js";
 import { mark, markBootSteps } from "./marks.js";
 import {
   packageSnapshotEntry,
+  plotSnapshotEntry,
+  type PackageSnapshotEntry,
   prefetchBootFiles,
   prefetchPackageSnapshot,
   runtimeFile,
@@ -33,15 +35,19 @@ import {
 
 const BOOT_TIMEOUT_MS = 120_000;
 
+/** The manifest's entry for a "packages" or "plot" start's snapshot. */
+const snapshotEntryFor = (snapshot: Exclude<StartSnapshot, "base">): Promise<PackageSnapshotEntry | null> =>
+  snapshot === "plot" ? plotSnapshotEntry() : packageSnapshotEntry();
+
 /**
  * The files a worker starting from `snapshot` is pushed (protocol/types.ts: pushedFiles): the
- * package snapshot's come from the manifest (none if it has none: that worker falls back).
- * `byParts`: those the worker reads by parts (the package snapshot's bundle, whose side modules
+ * package or plot-ready snapshot's come from the manifest (none if it has none: that worker falls
+ * back). `byParts`: those the worker reads by parts (the snapshot's bundle, whose side modules
  * compile as their parts are read), which go as stored.
  */
 async function filesToPush(snapshot: StartSnapshot): Promise<{ files: string[]; byParts: string[] }> {
   if (snapshot === "base") return { files: pushedFiles(snapshot, []), byParts: [] };
-  const entry = await packageSnapshotEntry();
+  const entry = await snapshotEntryFor(snapshot);
   const files = pushedFiles(snapshot, entry ? [entry.file, entry.record, entry.bundle] : []);
   return { files, byParts: entry ? [entry.bundle] : [] };
 }
@@ -162,7 +168,7 @@ export class Engine {
     mark("engine-start");
     // Read while the frame and its worker start (a package boot's base snapshot only if it falls back).
     prefetchBootFiles(activity, pushedFiles(snapshot, []));
-    if (snapshot === "packages") prefetchPackageSnapshot(activity);
+    if (snapshot !== "base") prefetchPackageSnapshot(activity, snapshotEntryFor(snapshot));
     const script = workerScript(sandboxUrl, activity);
     const pushed = filesToPush(snapshot);
     const iframe = document.createElement("iframe");

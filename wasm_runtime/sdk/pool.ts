@@ -6,6 +6,7 @@ import type { StartSnapshot } from "../protocol/types.js";
 import type { Activity } from "./activity.js";
 import { Engine } from "./engine.js";
 import { mark } from "./marks.js";
+import { keepPlotSnapshot, spareSnapshot } from "./plot-snapshot.js";
 
 const spares = new Map<string, Promise<Engine>>();
 
@@ -51,7 +52,9 @@ const exercised = new Set<string>();
 // the page asked to load nothing loads these, but only once it has rehearsed and the page has been
 // quiet (no sandbox starting or running code) for IDLE_PRELOAD_QUIET_MS, and only while it is
 // still unclaimed: a page that never plots pays for it with idle CPU and the spare's memory,
-// never with a slower run. `Sandbox.warmup({ idlePackages: [] })` turns it off.
+// never with a slower run. `Sandbox.warmup({ idlePackages: [] })` turns it off. Once the page
+// keeps the plot-ready snapshot's files (kept once it is quiet here), the next spares boot with
+// this preload already done (plot-snapshot.ts).
 const IDLE_PACKAGES = ["matplotlib"];
 const IDLE_PRELOAD_QUIET_MS = 2_000;
 // Claimed in the middle, a spare's preload (the idle one, or the packages `warmup` named) goes on
@@ -69,12 +72,29 @@ function preloadWhenQuiet(frameUrl: string, spare: Promise<Engine>, engine: Engi
       return void setTimeout(attempt, REFILL_POLL_MS);
     mark("spare-idle-preload");
     engine.call({ type: "preload", packages, quietMs: PRELOAD_SESSION_QUIET_MS }).catch(() => undefined);
+    // So the next spares, and this device's later visits, boot with the preload already done.
+    if (engine.bootedFrom !== "plot") void keepPlotSnapshot(packages, activity);
   };
   attempt();
 }
 
+// Set once a spare asked for the plot-ready snapshot booted from the base one (WebKitGTK cannot link it).
+let plotUnlinked = false;
+
+/** A spare asked to load nothing preloads the idle packages: it boots from the plot-ready
+ * snapshot instead when the page keeps it (plot-snapshot.ts). */
+function startSpare(frameUrl: string, activity: Activity, packages: string[]): Promise<Engine> {
+  const idle = packages.length || plotUnlinked ? [] : (idlePackages.get(frameUrl) ?? IDLE_PACKAGES);
+  return spareSnapshot(idle).then(async (snapshot) => {
+    const engine = await Engine.start(frameUrl, activity, snapshot);
+    // This engine cannot link it (WebKitGTK): the next spares no longer read its files to fall back.
+    if (snapshot === "plot" && engine.bootedFrom !== "plot") plotUnlinked = true;
+    return engine;
+  });
+}
+
 function refill(frameUrl: string, activity: Activity, packages: string[] = []): void {
-  const spare = Engine.start(frameUrl, activity);
+  const spare = startSpare(frameUrl, activity, packages);
   spares.set(frameUrl, spare);
   spare.then(
     (engine) => {
@@ -98,7 +118,8 @@ function refill(frameUrl: string, activity: Activity, packages: string[] = []): 
  * A booted engine: the spare when there is one; a new spare starts once `activity` says the page is
  * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
- * A `snapshot` other than the spares' ("base") gets an engine of its own; the spare stays.
+ * A `snapshot` other than "base" gets an engine of its own; the spare (booted from the base or
+ * the plot-ready snapshot) stays.
  * An engine started here is given to `reachable` before it has booted (Engine.start).
  */
 export async function claimEngine(

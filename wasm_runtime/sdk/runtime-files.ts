@@ -156,43 +156,64 @@ export function prefetchPackages(names: string[], activity: Activity): void {
     .catch(() => undefined);
 }
 
-/** The package snapshot's files and the packages it holds, from the manifest (null: none built). */
-interface PackageSnapshotEntry {
+/** A package or plot-ready snapshot's files and the packages it holds, from the manifest. */
+export interface PackageSnapshotEntry {
   file: string;
   record: string;
   bundle: string;
   packages: string[];
 }
-let packageSnapshot: Promise<PackageSnapshotEntry | null> | null = null;
+/** The manifest's key for each snapshot with packages. */
+type SnapshotKey = "packageSnapshot" | "plotSnapshot";
+const snapshotEntries = new Map<SnapshotKey, Promise<PackageSnapshotEntry | null>>();
 
+/** The manifest's entry for the package snapshot (null: none built). */
 export function packageSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
-  packageSnapshot ??= fileBytes(MANIFEST, null).then(
-    async (data) => {
-      const entry = (JSON.parse(await textOf(data)) as { packageSnapshot?: Partial<PackageSnapshotEntry> | null })
-        .packageSnapshot;
-      const named = (file: unknown): file is string => typeof file === "string" && RUNTIME_FILE_NAME.test(file);
-      if (
-        !entry ||
-        !named(entry.file) ||
-        !named(entry.record) ||
-        !named(entry.bundle) ||
-        !Array.isArray(entry.packages)
-      )
-        return null;
-      const packages = entry.packages.filter((p) => typeof p === "string");
-      return { file: entry.file, record: entry.record, bundle: entry.bundle, packages };
-    },
-    () => ((packageSnapshot = null), null),
-  );
-  return packageSnapshot;
+  return snapshotEntry("packageSnapshot");
 }
 
-/** Start reading the package snapshot, its record and its files bundle (a worker booting from it). */
-export function prefetchPackageSnapshot(activity: Activity): void {
-  void packageSnapshotEntry().then((entry) => {
-    if (!entry) return;
-    for (const name of [entry.file, entry.record, entry.bundle]) fileBytes(name, activity).catch(() => undefined);
+/** The manifest's entry for the plot-ready snapshot (null: none built). */
+export function plotSnapshotEntry(): Promise<PackageSnapshotEntry | null> {
+  return snapshotEntry("plotSnapshot");
+}
+
+function snapshotEntry(key: SnapshotKey): Promise<PackageSnapshotEntry | null> {
+  let entry = snapshotEntries.get(key);
+  if (!entry) {
+    entry = fileBytes(MANIFEST, null).then(
+      async (data) => checkedEntry((JSON.parse(await textOf(data)) as Record<string, unknown>)[key]),
+      () => (snapshotEntries.delete(key), null),
+    );
+    snapshotEntries.set(key, entry);
+  }
+  return entry;
+}
+
+function checkedEntry(value: unknown): PackageSnapshotEntry | null {
+  const entry = value as Partial<PackageSnapshotEntry> | null | undefined;
+  const named = (file: unknown): file is string => typeof file === "string" && RUNTIME_FILE_NAME.test(file);
+  if (!entry || !named(entry.file) || !named(entry.record) || !named(entry.bundle) || !Array.isArray(entry.packages))
+    return null;
+  const packages = entry.packages.filter((p) => typeof p === "string");
+  return { file: entry.file, record: entry.record, bundle: entry.bundle, packages };
+}
+
+/** Start reading a snapshot's files, its record and its files bundle (a worker booting from it). */
+export function prefetchPackageSnapshot(activity: Activity, entry = packageSnapshotEntry()): void {
+  void entry.then((found) => {
+    if (!found) return;
+    for (const name of [found.file, found.record, found.bundle]) fileBytes(name, activity).catch(() => undefined);
   });
+}
+
+/** Whether the page's store holds every one of these runtime files as the manifest names them. */
+export async function allStored(names: readonly string[]): Promise<boolean> {
+  const entries = await manifestFiles();
+  for (const name of names) {
+    const entry = entries.get(name);
+    if (!entry || !(await isStored(RUNTIME_URL, name, entry.sha256))) return false;
+  }
+  return true;
 }
 
 /** Whether the origin's storage has room for `bytes` of cache and four times more besides: a

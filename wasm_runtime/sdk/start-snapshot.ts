@@ -14,7 +14,7 @@ export async function startSnapshotFor(packages: readonly string[]): Promise<Sta
 let keeping = false;
 
 /** The user asked the browser to save data (Chromium's Data Saver): nothing is fetched ahead. */
-const savingData = (): boolean =>
+export const savingData = (): boolean =>
   (globalThis.navigator as { connection?: { saveData?: boolean } } | undefined)?.connection?.saveData === true;
 
 /**

@@ -1,0 +1,73 @@
+"""Spares boot from the plot-ready snapshot (builder/package_snapshot.py: PLOT_SNAPSHOT) once the
+page keeps its files: matplotlib imported with the sandbox's backend and a first figure drawn, so
+a session created at once plots without waiting for the idle preload. The page's first spare
+boots as before and keeps the files in the background once it is quiet."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser
+
+from tests.browser.sandbox.conftest import SDK_PAGE
+
+pytestmark = pytest.mark.browser
+
+# The first spare boots from the base snapshot and, once the page is quiet, preloads matplotlib
+# and keeps the plot-ready snapshot's files; the next spares boot from it. Two sessions on such
+# spares: each worker reseeds `random` and numpy's global generator, which the snapshot froze.
+TWO_PLOT_SESSIONS = """async () => {
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+  await wasmbox.Sandbox.warmup();
+  const first = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+  const firstBooted = (await first.environment()).snapshot;
+  await first.close();
+  const until = performance.now() + 90000;
+  while (!kept() && performance.now() < until) await sleep(100);
+  if (!kept()) return { kept: false };
+  wasmbox.Sandbox.cooldown(); // the spare that kept them booted from the base snapshot
+  // What the worker holds before the session's first import, and one draw from each generator.
+  const check =
+    "import json, sys, random\\n" +
+    "mpl = sys.modules.get('matplotlib'); plt = sys.modules.get('matplotlib.pyplot')\\n" +
+    "state = [mpl.get_backend(), plt.get_fignums()] if plt else None\\n" +
+    "import numpy as np\\n" +
+    "json.dumps([state, random.random(), float(np.random.random())])";
+  const sessions = [];
+  for (let i = 0; i < 2; i++) {
+    await wasmbox.Sandbox.warmup();
+    const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+    const env = await sb.environment();
+    const [held, draw, npDraw] = JSON.parse((await sb.execute(check)).value["text/plain"].slice(1, -1));
+    const plot = await sb.execute(
+      "import matplotlib.pyplot as plt\\nplt.plot([1, 2, 3], [3, 1, 2]); plt.title('ok')",
+    );
+    const shown = plot.displays.map((d) => d.mime);
+    sessions.push({ snapshot: env.snapshot, log: env.log, held, draw, npDraw, shown, error: plot.error });
+    await sb.close();
+  }
+  wasmbox.Sandbox.cooldown();
+  return { kept: true, firstBooted, sessions };
+}"""
+
+
+def test_spares_boot_plot_ready_once_the_page_keeps_the_snapshot(
+    browser: Browser, isolated_server: str
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{isolated_server}{SDK_PAGE}")
+    page.wait_for_function("() => window.sdkReady === true")
+    outcome = page.evaluate(TWO_PLOT_SESSIONS)
+    context.close()
+    assert outcome["kept"] is True
+    assert outcome["firstBooted"] == "base"  # a first visit boots as before
+    sessions = outcome["sessions"]
+    for session in sessions:
+        assert session["snapshot"] == "plot", session["log"]
+        assert session["shown"] == ["image/png"] and session["error"] is None
+        # Imported with the sandbox's backend, the snapshot's warm-up figure closed.
+        assert session["held"] == ["module://wasmbox_kernel.mpl_backend", []]
+    # Each worker reseeded the generators the snapshot froze.
+    assert sessions[0]["draw"] != sessions[1]["draw"]
+    assert sessions[0]["npDraw"] != sessions[1]["npDraw"]
