@@ -168,19 +168,25 @@ def copy_tree(source: Path, target: Path) -> None:
         shutil.copy2(path, destination)
 
 
+# The manifest's entries for the snapshots with packages (wasm_runtime/builder/package_snapshot.py).
+SNAPSHOTS_WITH_PACKAGES = ("packageSnapshot", "plotSnapshot")
+
+
 def drop_package_snapshot(runtime: Path) -> None:
-    """Remove the package snapshot's files and the manifest's mention of them."""
+    """Remove the package and plot-ready snapshots' files and the manifest's mention of them."""
     manifest_path = runtime / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    entry = manifest.get("packageSnapshot")
-    if not entry:
+    if not any(manifest.get(kind) for kind in SNAPSHOTS_WITH_PACKAGES):
         return
-    for key in ("file", "record", "bundle"):
-        name = entry.get(key)
-        if isinstance(name, str) and "/" not in name:
-            (runtime / name).unlink(missing_ok=True)
-            manifest["files"].pop(name, None)
-    manifest["packageSnapshot"] = None
+    for kind in SNAPSHOTS_WITH_PACKAGES:
+        entry = manifest.get(kind) or {}
+        for key in ("file", "record", "bundle"):
+            name = entry.get(key)
+            if isinstance(name, str) and "/" not in name:
+                (runtime / name).unlink(missing_ok=True)
+                manifest["files"].pop(name, None)
+        if kind in manifest:
+            manifest[kind] = None
     text = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     manifest_path.write_text(text, encoding="utf-8")
 

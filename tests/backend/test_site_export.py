@@ -203,15 +203,18 @@ def test_the_app_carries_its_policy_in_a_meta(built: dict[str, Path], tmp_path: 
 
 
 def with_package_snapshot(runtime: Path) -> None:
-    """The manifest and files of a build that made the package snapshot."""
-    names = {"file": "snapshot-pandas.bin", "record": "snapshot-pandas.json"}
-    names["bundle"] = "snapshot-pandas-files.bin"
-    for name in names.values():
-        write(runtime / name, name.encode())
+    """The manifest and files of a build that made the package and plot-ready snapshots."""
     manifest = json.loads((runtime / "manifest.json").read_text())
-    manifest["files"] = {name: {"sha256": "0" * 64, "size": 1} for name in names.values()}
-    manifest["files"]["snapshot.bin"] = {"sha256": "1" * 64, "size": 1}
-    manifest["packageSnapshot"] = {**names, "packages": ["numpy", "pandas"]}
+    manifest["files"] = {"snapshot.bin": {"sha256": "1" * 64, "size": 1}}
+    for kind, stem, packages in (
+        ("packageSnapshot", "snapshot-pandas", ["numpy", "pandas"]),
+        ("plotSnapshot", "snapshot-plot", ["matplotlib", "numpy"]),
+    ):
+        names = {"file": f"{stem}.bin", "record": f"{stem}.json", "bundle": f"{stem}-files.bin"}
+        for name in names.values():
+            write(runtime / name, name.encode())
+            manifest["files"][name] = {"sha256": "0" * 64, "size": 1}
+        manifest[kind] = {**names, "packages": packages}
     (runtime / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -222,9 +225,12 @@ def test_the_package_snapshot_is_left_out_unless_asked_for(
     site = export(built, tmp_path / "site")
     manifest = json.loads((site / "runtime" / "manifest.json").read_text())
     assert manifest["packageSnapshot"] is None
+    assert manifest["plotSnapshot"] is None
     assert set(manifest["files"]) == {"snapshot.bin"}
     assert not list((site / "runtime").glob("snapshot-pandas*"))
+    assert not list((site / "runtime").glob("snapshot-plot*"))
     assert "snapshot-pandas" not in (site / "sw.js").read_text()
+    assert "snapshot-plot" not in (site / "sw.js").read_text()
     # The build itself is untouched.
     assert (built["runtime_dir"] / "snapshot-pandas.bin").is_file()
 
@@ -234,6 +240,7 @@ def test_the_package_snapshot_ships_when_asked_for(built: dict[str, Path], tmp_p
     out = export(built, tmp_path / "site", package_snapshot=True)
     manifest = json.loads((out / "runtime" / "manifest.json").read_text())
     assert manifest["packageSnapshot"]["bundle"] == "snapshot-pandas-files.bin"
+    assert manifest["plotSnapshot"]["bundle"] == "snapshot-plot-files.bin"
     assert {p.name for p in (out / "runtime").glob("snapshot-pandas*")} == {
         "snapshot-pandas.bin",
         "snapshot-pandas.json",

@@ -9,17 +9,18 @@ worker (W1–W4) and in a plain worker of each engine, with each row's ratio to 
 `--only raw` prints those rows alone; `--only files` the 10,000 files alone, beside raw Pyodide's
 in a plain worker of the same browser kept across runs as a sandbox is, a run of each in turn, with
 their ratio; `--only plots` the plot rows alone, `--only first-plot` the first-plot rows without
-the pairplot (at once, on a page open and quiet 5 and 10 s with the spare's idle preload on and
-off, and a session claiming the spare mid-preload), `--only plot-steps` the first plot's steps
-alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2
-and a no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only w2` W2
-beside raw Pyodide's in a plain worker of the same browser, a sample of each in turn (and of the
-baseline's, below), `--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of
-20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the
-describe rows, in W2 and W4 of `--only raw`, in `--only w2`, in `--only files` and in `--only
-plot-steps`. Several engines: measured one after another, then one table with a column per engine;
-a row that failed in an engine gives the reason in its cell.
-Prints figures only, nothing here asserts a time."""
+the pairplot (at once on a device that has not kept the plot-ready snapshot and on one that has, at
+once, on a page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session
+claiming the spare mid-preload), `--only plot-steps` the first plot's steps alone; `--only
+sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a no-op host
+tool's round trip (awaited, and synchronous in interrupt mode), `--only w2` W2 beside raw Pyodide's
+in a plain worker of the same browser, a sample of each in turn (and of the baseline's, below),
+`--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone.
+With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe rows, in W2
+and W4 of `--only raw`, in `--only w2`, in `--only files`, in `--only plot-steps` and in the first
+plot on each device. Several engines: measured one after another, then one table with a column per
+engine; a row that failed in an engine gives the reason in its cell. Prints figures only, nothing
+here asserts a time."""
 
 from __future__ import annotations
 
@@ -366,6 +367,8 @@ def measure(engine: str, only: str, table: Table) -> str:
                 lambda page, row: plot_steps_against_baseline(browser, page, row),
             ),
         }
+        if only == "first-plot":
+            section("first plot, devices", lambda row: first_plot_devices(browser, url, row))
         if only in one_page:
             name, body = one_page[only]
             opened = state.setdefault("page", open_page(browser, url))
@@ -453,6 +456,71 @@ def w2_beside_raw(browser: EngineBrowser, url: str, row: Row) -> None:
         row("W2 baseline / raw Pyodide (medians)", f"{theirs / floor:8.2f}x")
         row("W2 this build / baseline (medians)", f"{ours / theirs:8.2f}x")
     row("load after the W2 rows", load())
+
+
+# A session created as soon as the page's spare has booted (no idle time), its first plot.
+PLOT_AT_ONCE = """async ([code, timeoutMs]) => {
+  await wasmbox.Sandbox.warmup();
+  const t0 = performance.now();
+  const sb = await wasmbox.Sandbox.create({ timeoutMs });
+  const t1 = performance.now();
+  const result = await sb.execute(code);
+  const t2 = performance.now();
+  const snapshot = (await sb.environment()).snapshot;
+  await sb.close();
+  if (result.outcome !== "OUTCOME_OK" || !result.displays.length)
+    throw new Error(`the plot failed: ${result.outcome}`);
+  return { create: t1 - t0, plot: t2 - t1, snapshot };
+}"""
+# The page's first spare, once it has been quiet, keeps the plot-ready snapshot's files.
+KEEP_PLOT_SNAPSHOT = """async (timeoutMs) => {
+  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+  await wasmbox.Sandbox.warmup();
+  const until = performance.now() + timeoutMs;
+  while (!kept() && performance.now() < until) await new Promise((r) => setTimeout(r, 200));
+  return kept();
+}"""
+
+
+def first_plot_devices(browser: EngineBrowser, url: str, row: Row) -> None:
+    """A first plot at once in a new document, on a device (browser storage) that has not kept
+    the plot-ready snapshot (a new page each sample) and on one that has (one page, visited again
+    each sample); with WASMBOX_BENCH_BASELINE=DIR, DIR's build on a new page too. A sample of
+    each in turn, so all see the same load."""
+    baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
+    code = files_plots.FIRST_PLOT
+    args = [code, files_plots.PLOT_TIMEOUT_MS]
+    with contextlib.ExitStack() as stack:
+        kept_page = stack.enter_context(contextlib.closing(open_page(browser, url)))
+        if not kept_page.evaluate(KEEP_PLOT_SNAPSHOT, files_plots.PLOT_TIMEOUT_MS):
+            raise RuntimeError("the page did not keep the plot-ready snapshot")
+        builds = {"this build, device without the plot-ready snapshot": url}
+        if baseline:
+            builds[f"baseline {Path(baseline).name}"] = stack.enter_context(
+                checkout_server(Path(baseline))
+            )
+        samples: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
+        kept_name = "this build, device that kept the plot-ready snapshot"
+        samples[kept_name] = []
+        for _ in range(RUNS):
+            for name, where in builds.items():
+                page = open_page(browser, where)
+                samples[name].append(page.evaluate(PLOT_AT_ONCE, args))
+                page.close()
+            samples[kept_name].append(visit(kept_page, url).evaluate(PLOT_AT_ONCE, args))
+    for name, taken in samples.items():
+        plots = [float(t["plot"]) for t in taken]
+        booted = ", ".join(sorted({str(t["snapshot"]) for t in taken}))
+        row(f"first plot at once, {name}", summary(plots) + f"  booted: {booted}", plots)
+        row(f"  create, {name}", summary([float(t["create"]) for t in taken]))
+    if baseline:
+        theirs = samples[f"baseline {Path(baseline).name}"]
+        base = statistics.median(float(t["plot"]) for t in theirs)
+        for name in (kept_name, "this build, device without the plot-ready snapshot"):
+            ours = statistics.median(float(t["plot"]) for t in samples[name])
+            label = name.removeprefix("this build, ")
+            row(f"  first plot, {label} / baseline (medians)", f"{ours / base:8.2f}x")
+    row("load after the first-plot device rows", load())
 
 
 def w11_against_baseline(browser: EngineBrowser, url: str, row: Row) -> None:

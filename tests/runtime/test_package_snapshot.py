@@ -1,5 +1,6 @@
 """The package snapshot the build makes (builder/package_snapshot.py): listed in the manifest like
-every runtime file, cached by its inputs, and with a link record a worker can restore from."""
+every runtime file, cached by its inputs, and with a link record a worker can restore from. The
+plot-ready snapshot beside it is made the same way from matplotlib."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from wasm_runtime.builder.hashing import sha256_file
 from wasm_runtime.builder.package_snapshot import (
     BUNDLE_FILE,
     PACKAGES,
+    PLOT_SNAPSHOT,
     RECORD_FILE,
     SNAPSHOT_FILE,
     package_snapshot_key,
@@ -65,9 +67,11 @@ def test_its_files_are_listed_with_their_hash_and_compressed(
     assert manifest["files"][SNAPSHOT_FILE]["size"] > manifest["files"]["snapshot.bin"]["size"]
 
 
-def bundle_files(runtime: Path, record: dict[str, Any]) -> dict[str, bytes]:
+def bundle_files(
+    runtime: Path, record: dict[str, Any], name: str = BUNDLE_FILE
+) -> dict[str, bytes]:
     """The bundle cut into its files, as the record lays them out."""
-    bundle = (runtime / BUNDLE_FILE).read_bytes()
+    bundle = (runtime / name).read_bytes()
     files, offset = {}, 0
     for path, size in record["fs"]["files"]:
         files[path] = bundle[offset : offset + size]
@@ -81,7 +85,8 @@ def wheel_members(runtime: Path, record: dict[str, Any]) -> dict[str, bytes]:
     lock = json.loads((runtime / "pyodide-lock.json").read_text())["packages"]
     members = {}
     for name in record["loadedPackages"]:
-        with zipfile.ZipFile(runtime / lock[name]["file_name"]) as wheel:
+        # loadedPackages names a package as the lock's "name" does (Pillow), its key is lower case.
+        with zipfile.ZipFile(runtime / lock[name.lower()]["file_name"]) as wheel:
             for info in wheel.infolist():
                 if not info.is_dir():
                     members[SITE_PACKAGES + info.filename] = wheel.read(info)
@@ -128,3 +133,54 @@ def test_the_key_changes_with_any_wheel_it_loads(runtime: Path) -> None:
     six = lock.packages["six"]  # a dependency of pandas, through python-dateutil
     lock.packages["six"] = six.model_copy(update={"sha256": "0" * 64})
     assert package_snapshot_key(lock, kernel) != before
+
+
+@pytest.fixture(scope="module")
+def plot_record(runtime: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((runtime / PLOT_SNAPSHOT.record_file).read_text())
+    return data
+
+
+def test_the_plot_ready_snapshot_is_listed_beside_it(
+    runtime: Path, manifest: dict[str, Any], plot_record: dict[str, Any]
+) -> None:
+    entry = manifest["plotSnapshot"]
+    assert (entry["file"], entry["record"], entry["bundle"]) == (
+        PLOT_SNAPSHOT.snapshot_file,
+        PLOT_SNAPSHOT.record_file,
+        PLOT_SNAPSHOT.bundle_file,
+    )
+    assert {"matplotlib", "numpy", "Pillow"} <= set(entry["packages"])
+    assert "pandas" not in entry["packages"]  # the package snapshot's, kept apart
+    for name in (entry["file"], entry["record"], entry["bundle"]):
+        assert manifest["files"][name]["sha256"] == sha256_file(runtime / name)
+    assert plot_record["packages"] == ["matplotlib"]
+    assert sorted(plot_record["loadedPackages"]) == entry["packages"]
+
+
+def test_the_plot_ready_bundle_holds_the_wheels_and_what_the_kernel_set_up(
+    runtime: Path, plot_record: dict[str, Any]
+) -> None:
+    files = bundle_files(runtime, plot_record, PLOT_SNAPSHOT.bundle_file)
+    members = wheel_members(runtime, plot_record)
+    assert {path: files[path] for path in members} == members
+    libs = plot_record["libs"]
+    assert all(files[lib["name"]][:4] == b"\0asm" for lib in libs)
+    assert any("matplotlib" in lib["name"] for lib in libs)
+    # Beside them: the installer's notes and the UTC zone (the kernel's prepare_interpreter).
+    others = {path for path in set(files) - set(members)}
+    assert "/usr/share/zoneinfo/UTC" in others
+    assert {Path(p).name for p in others if p.startswith(SITE_PACKAGES)} == {
+        "INSTALLER",
+        "PYODIDE_SOURCE",
+    }
+
+
+def test_each_kind_has_a_key_of_its_own(runtime: Path) -> None:
+    lock = PyodideLockSpec.from_json(runtime / "pyodide-lock.json")
+    kernel = next(runtime.glob("wasmbox_kernel-*.whl"))
+    plot = package_snapshot_key(lock, kernel, PLOT_SNAPSHOT)
+    assert plot != package_snapshot_key(lock, kernel)
+    kiwi = lock.packages["kiwisolver"]  # a dependency of matplotlib only
+    lock.packages["kiwisolver"] = kiwi.model_copy(update={"sha256": "0" * 64})
+    assert package_snapshot_key(lock, kernel, PLOT_SNAPSHOT) != plot

@@ -38,12 +38,14 @@ TWO_PLOT_SESSIONS = """async () => {
     await wasmbox.Sandbox.warmup();
     const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
     const env = await sb.environment();
-    const [held, draw, npDraw] = JSON.parse((await sb.execute(check)).value["text/plain"].slice(1, -1));
+    const text = (await sb.execute(check)).value["text/plain"];
+    const [held, draw, npDraw] = JSON.parse(text.slice(1, -1)); // the repr of a JSON string
     const plot = await sb.execute(
       "import matplotlib.pyplot as plt\\nplt.plot([1, 2, 3], [3, 1, 2]); plt.title('ok')",
     );
     const shown = plot.displays.map((d) => d.mime);
-    sessions.push({ snapshot: env.snapshot, log: env.log, held, draw, npDraw, shown, error: plot.error });
+    const { snapshot, log } = env;
+    sessions.push({ snapshot, log, held, draw, npDraw, shown, error: plot.error });
     await sb.close();
   }
   wasmbox.Sandbox.cooldown();
