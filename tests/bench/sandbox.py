@@ -1,8 +1,8 @@
 """Sandbox figures (`make bench-sandbox BROWSER=chromium,firefox,webkit`): the rows W1–W11 of
-shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page,
-or a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus
-`create` from the warm spare, 10 MB / 100 MB files in and out, and issue 27's rows: 10,000 empty
-files in one run, a session's first plot, and a seaborn pairplot next to native CPython
+shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page, or
+a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus `create`
+from the warm spare, 10 MB / 100 MB files in and out, and issue 27's rows: 10,000 empty files in one
+run, a session's first plot, and a seaborn pairplot next to native CPython
 (tests/bench/files_plots.py, shared with bench-reliability). W10, W11: tests/bench/sessions.py.
 W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
 worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
@@ -11,16 +11,16 @@ in a plain worker of the same browser kept across runs as a sandbox is, a run of
 their ratio; `--only plots` the plot rows alone, `--only first-plot` the first-plot rows without
 the pairplot (at once on a device that has not kept the plot-ready snapshot and on one that has, at
 once, on a page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session
-claiming the spare mid-preload), `--only plot-steps` the first plot's steps alone; `--only
-sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only tools` W2 and a no-op host
-tool's round trip (awaited, and synchronous in interrupt mode), `--only w2` W2 beside raw Pyodide's
-in a plain worker of the same browser, a sample of each in turn (and of the baseline's, below),
-`--only describe` the agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone.
-With WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe rows, in W2
-and W4 of `--only raw`, in `--only w2`, in `--only files`, in `--only plot-steps` and in the first
-plot on each device. Several engines: measured one after another, then one table with a column per
-engine; a row that failed in an engine gives the reason in its cell. Prints figures only, nothing
-here asserts a time."""
+claiming the spare mid-preload; `--only first-plot-devices` the first of these alone), `--only
+plot-steps` the first plot's steps alone; `--only sessions` prints W2, W10 and W11 alone, `--only
+w11` W11 alone, `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in
+interrupt mode), `--only w2` W2 beside raw Pyodide's in a plain worker of the same browser, a
+sample of each in turn (and of the baseline's, below), `--only describe` the agent's file preview
+(describeFiles of a 50 MB CSV and of 20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's
+build, alternating: in W11, in the describe rows, in W2 and W4 of `--only raw`, in `--only w2`, in
+`--only files`, in `--only plot-steps` and in the first plot on each device. Several engines:
+measured one after another, then one table with a column per engine; a row that failed in an engine
+gives the reason in its cell. Prints figures only, nothing here asserts a time."""
 
 from __future__ import annotations
 
@@ -367,8 +367,10 @@ def measure(engine: str, only: str, table: Table) -> str:
                 lambda page, row: plot_steps_against_baseline(browser, page, row),
             ),
         }
-        if only == "first-plot":
+        if only in ("first-plot", "first-plot-devices"):
             section("first plot, devices", lambda row: first_plot_devices(browser, url, row))
+        if only == "first-plot-devices":
+            return f"{browser.name} {browser.version}"
         if only in one_page:
             name, body = one_page[only]
             opened = state.setdefault("page", open_page(browser, url))
@@ -461,7 +463,7 @@ def w2_beside_raw(browser: EngineBrowser, url: str, row: Row) -> None:
 # A session created as soon as the page's spare has booted (no idle time), its first plot.
 PLOT_AT_ONCE = """async ([code, timeoutMs]) => {
   await wasmbox.Sandbox.warmup();
-  const t0 = performance.now();
+  const t0 = performance.now(); // since the navigation: the page's spare has booted
   const sb = await wasmbox.Sandbox.create({ timeoutMs });
   const t1 = performance.now();
   const result = await sb.execute(code);
@@ -470,7 +472,7 @@ PLOT_AT_ONCE = """async ([code, timeoutMs]) => {
   await sb.close();
   if (result.outcome !== "OUTCOME_OK" || !result.displays.length)
     throw new Error(`the plot failed: ${result.outcome}`);
-  return { create: t1 - t0, plot: t2 - t1, snapshot };
+  return { ready: t0, create: t1 - t0, plot: t2 - t1, snapshot };
 }"""
 # The page's first spare, once it has been quiet, keeps the plot-ready snapshot's files.
 KEEP_PLOT_SNAPSHOT = """async (timeoutMs) => {
@@ -508,11 +510,13 @@ def first_plot_devices(browser: EngineBrowser, url: str, row: Row) -> None:
                 samples[name].append(page.evaluate(PLOT_AT_ONCE, args))
                 page.close()
             samples[kept_name].append(visit(kept_page, url).evaluate(PLOT_AT_ONCE, args))
+            kept_page.goto("about:blank")  # its next spare boots on no other sample's time
     for name, taken in samples.items():
         plots = [float(t["plot"]) for t in taken]
         booted = ", ".join(sorted({str(t["snapshot"]) for t in taken}))
         row(f"first plot at once, {name}", summary(plots) + f"  booted: {booted}", plots)
         row(f"  create, {name}", summary([float(t["create"]) for t in taken]))
+        row(f"  spare booted, from navigation, {name}", summary([float(t["ready"]) for t in taken]))
     if baseline:
         theirs = samples[f"baseline {Path(baseline).name}"]
         base = statistics.median(float(t["plot"]) for t in theirs)
@@ -901,6 +905,7 @@ def main() -> None:
             "plots",
             "first-plot",
             "plot-steps",
+            "first-plot-devices",
         ],
         default="all",
         help="which rows",

@@ -18,12 +18,36 @@ async function plotSnapshotFor(idlePackages: readonly string[]): Promise<Package
   return entry && idlePackages.some((name) => entry.packages.includes(name)) ? entry : null;
 }
 
+// Set once this origin has kept the files: until then a spare starts at once, as before, instead
+// of waiting for the manifest and the store to say it has not (a first visit's spare is not
+// delayed). A stale hint only costs that check.
+const KEPT_HINT = "wasmbox-plot-snapshot-kept";
+const hinted = (): boolean => {
+  try {
+    return globalThis.localStorage?.getItem(KEPT_HINT) === "1";
+  } catch {
+    return false; // storage disabled
+  }
+};
+const hint = (): void => {
+  try {
+    globalThis.localStorage?.setItem(KEPT_HINT, "1");
+  } catch {
+    // storage disabled or full: spares keep booting from the base snapshot
+  }
+};
+
 /**
  * What a new spare boots from: "plot" when it would preload some of the plot-ready snapshot's
  * packages while idle (`idlePackages`; none: `warmup({ idlePackages: [] })`) and the page's store
- * holds the snapshot's files; else "base".
+ * holds the snapshot's files; else "base". Synchronously "base" while this origin never kept them.
  */
-export async function spareSnapshot(idlePackages: readonly string[]): Promise<StartSnapshot> {
+export function spareSnapshot(idlePackages: readonly string[]): "base" | Promise<StartSnapshot> {
+  if (!idlePackages.length || !hinted()) return "base";
+  return storedSnapshot(idlePackages);
+}
+
+async function storedSnapshot(idlePackages: readonly string[]): Promise<StartSnapshot> {
   try {
     const entry = await plotSnapshotFor(idlePackages);
     return entry && (await allStored(filesOf(entry))) ? "plot" : "base";
@@ -47,7 +71,10 @@ export async function keepPlotSnapshot(idlePackages: readonly string[], activity
   if (!entry) return void (keeping = false);
   try {
     await keepForLaterVisits(filesOf(entry), activity);
-    if (await allStored(filesOf(entry))) mark("plot-snapshot-kept");
+    if (await allStored(filesOf(entry))) {
+      hint();
+      mark("plot-snapshot-kept");
+    }
   } catch {
     keeping = false;
   }

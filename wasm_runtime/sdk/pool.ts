@@ -85,10 +85,12 @@ let plotUnlinked = false;
  * snapshot instead when the page keeps it (plot-snapshot.ts). */
 function startSpare(frameUrl: string, activity: Activity, packages: string[]): Promise<Engine> {
   const idle = packages.length || plotUnlinked ? [] : (idlePackages.get(frameUrl) ?? IDLE_PACKAGES);
-  return spareSnapshot(idle).then(async (snapshot) => {
-    const engine = await Engine.start(frameUrl, activity, snapshot);
+  const snapshot = spareSnapshot(idle);
+  if (snapshot === "base") return Engine.start(frameUrl, activity);
+  return snapshot.then(async (from) => {
+    const engine = await Engine.start(frameUrl, activity, from);
     // This engine cannot link it (WebKitGTK): the next spares no longer read its files to fall back.
-    if (snapshot === "plot" && engine.bootedFrom !== "plot") plotUnlinked = true;
+    if (from === "plot" && engine.bootedFrom !== "plot") plotUnlinked = true;
     return engine;
   });
 }
