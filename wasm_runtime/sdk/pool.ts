@@ -6,7 +6,7 @@ import type { StartSnapshot } from "../protocol/types.js";
 import type { Activity } from "./activity.js";
 import { Engine } from "./engine.js";
 import { mark } from "./marks.js";
-import { keepPlotSnapshot, spareSnapshot } from "./plot-snapshot.js";
+import { keepPlotSnapshot, plotSpareLikely, spareSnapshot } from "./plot-snapshot.js";
 
 const spares = new Map<string, Promise<Engine>>();
 
@@ -28,12 +28,15 @@ const refills = new Map<string, Refill>();
 /** `activity` is the claimer's page: whether any of its sandboxes is starting or running code, and since when. */
 function refillWhenIdle(frameUrl: string, activity: Activity, hold: Promise<unknown>): void {
   const quiet = refills.get(frameUrl) === "quiet";
+  // A plot-ready spare's boot is heavier: it waits for the page to be idle however long that
+  // takes, so it never shares the cores with the first plot of the session that just claimed one.
+  const heavy = plotSpareLikely(spareIdlePackages(frameUrl, []));
   let latest = 0;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
     const wait = quiet
       ? activity.busy || activity.sinceChange() < REFILL_QUIET_MS
-      : activity.busy && performance.now() < latest;
+      : activity.busy && (heavy || performance.now() < latest);
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl, activity);
   };
@@ -81,11 +84,14 @@ function preloadWhenQuiet(frameUrl: string, spare: Promise<Engine>, engine: Engi
 // Set once a spare asked for the plot-ready snapshot booted from the base one (WebKitGTK cannot link it).
 let plotUnlinked = false;
 
+/** The packages a spare asked for `packages` preloads while idle (none for a plot-ready start). */
+const spareIdlePackages = (frameUrl: string, packages: string[]): string[] =>
+  packages.length || plotUnlinked ? [] : (idlePackages.get(frameUrl) ?? IDLE_PACKAGES);
+
 /** A spare asked to load nothing preloads the idle packages: it boots from the plot-ready
  * snapshot instead when the page keeps it (plot-snapshot.ts). */
 function startSpare(frameUrl: string, activity: Activity, packages: string[]): Promise<Engine> {
-  const idle = packages.length || plotUnlinked ? [] : (idlePackages.get(frameUrl) ?? IDLE_PACKAGES);
-  const snapshot = spareSnapshot(idle);
+  const snapshot = spareSnapshot(spareIdlePackages(frameUrl, packages));
   if (snapshot === "base") return Engine.start(frameUrl, activity);
   return snapshot.then(async (from) => {
     const engine = await Engine.start(frameUrl, activity, from);

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.sandbox.conftest import SDK_PAGE
+from tests.browser.sandbox.conftest import on_new_page
 
 pytestmark = pytest.mark.browser
 
@@ -56,12 +56,7 @@ TWO_PLOT_SESSIONS = """async () => {
 def test_spares_boot_plot_ready_once_the_page_keeps_the_snapshot(
     browser: Browser, isolated_server: str
 ) -> None:
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{isolated_server}{SDK_PAGE}")
-    page.wait_for_function("() => window.sdkReady === true")
-    outcome = page.evaluate(TWO_PLOT_SESSIONS)
-    context.close()
+    outcome = on_new_page(browser, isolated_server, TWO_PLOT_SESSIONS)
     assert outcome["kept"] is True
     assert outcome["firstBooted"] == "base"  # a first visit boots as before
     sessions = outcome["sessions"]
