@@ -71,3 +71,30 @@ def test_a_preloads_smaller_import_steps_are_ones_the_package_imports_anyway(ker
         "print(bool(steps) and all(m in sys.modules for m in steps), import_steps('numpy'))",
     )
     assert printed == "True []"
+
+
+def test_released_fonts_leave_no_font_file_open_and_are_read_again(kernel_root, tmp_path):
+    """Before the plot-ready snapshot is made: no font file may stay open (a restored worker
+    would not have it), and the next figure opens and reads them again. The config dir is made
+    again where a new worker's /tmp lacks it."""
+    if importlib.util.find_spec("matplotlib") is None:
+        pytest.skip("matplotlib is not installed")
+    printed = in_fresh_python(
+        kernel_root,
+        f"import os; os.environ['MPLCONFIGDIR'] = {str(tmp_path / 'mpl')!r}\n"
+        "from wasmbox_kernel.plotting import configure_matplotlib, release_font_files\n"
+        "print(os.path.isdir(configure_matplotlib()))\n"
+        "release_font_files()  # nothing imported yet: nothing to do\n"
+        "import gc, io, matplotlib.pyplot as plt\n"
+        "from matplotlib import font_manager\n"
+        "def fonts_open():\n"
+        "    return sum(isinstance(o, io.BufferedReader) and not o.closed\n"
+        "               and o.name.endswith('.ttf') for o in gc.get_objects())\n"
+        "plt.figure(); plt.title('x'); plt.savefig(io.BytesIO(), format='png'); plt.close('all')\n"
+        "before = fonts_open()\n"
+        "release_font_files()\n"
+        "print(before > 0, fonts_open(), font_manager._get_font.cache_info().currsize)\n"
+        "plt.figure(); plt.title('y'); plt.savefig(io.BytesIO(), format='png'); plt.close('all')\n"
+        "print(fonts_open() > 0)",
+    )
+    assert printed.splitlines() == ["True", "True 0 0", "True"]
