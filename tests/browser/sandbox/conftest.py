@@ -26,18 +26,6 @@ BOOT_TIMEOUT_MS = 120_000
 TRUSTED_TYPES_ONLY = "require-trusted-types-for 'script'; trusted-types 'none'"
 
 
-def on_new_page(browser: Browser, server: str, script: str, arg: Any = None) -> Any:
-    """`script` evaluated on a new SDK page with storage of its own, closed afterwards."""
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(f"{server}{SDK_PAGE}")
-        page.wait_for_function("() => window.sdkReady === true")
-        return page.evaluate(script, arg)
-    finally:
-        context.close()
-
-
 def app_with_page_headers(isolated: bool, settings: Settings | None = None) -> FastAPI:
     """The test app, whose /test-pages/ get the headers real app pages get (COOP/COEP, CSP)."""
     app = test_app(settings or Settings(cross_origin_isolation=isolated))

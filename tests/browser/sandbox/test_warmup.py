@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.sandbox.conftest import SDK_PAGE, on_new_page
+from tests.browser.sandbox.conftest import SDK_PAGE
 
 # Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
 pytestmark = [pytest.mark.browser, pytest.mark.timing]
@@ -92,11 +92,16 @@ WARM_MATPLOTLIB = (
 def test_a_spare_preloads_matplotlib_with_the_sandbox_backend(
     browser: Browser, isolated_server: str
 ) -> None:
-    outcome = on_new_page(browser, isolated_server, WARM_MATPLOTLIB)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{isolated_server}{SDK_PAGE}")
+    page.wait_for_function("() => window.sdkReady === true")
+    outcome = page.evaluate(WARM_MATPLOTLIB)
     assert outcome == {
         "state": "('module://wasmbox_kernel.mpl_backend', [])",
         "shown": ["image/png"],
     }
+    context.close()
 
 
 # A spare asked for no packages, once the page is quiet, loads the idle packages (matplotlib by
