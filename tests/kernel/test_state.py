@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -84,3 +85,47 @@ def test_garbage_is_reported_not_raised(tmp_path):
     report = fresh(tmp_path).load_state(b"not a pickle")
     assert report["restored"] == []
     assert report["failed"][0]["name"] == "*"
+
+
+# A worker booted from a snapshot (or a spare that preloaded) has packages imported before the
+# session's first run: a save names them only when its values need them, so that its resume can
+# start from a snapshot without them. In this process matplotlib and numpy are imported before
+# the kernel's first run, as the plot-ready snapshot has them.
+@pytest.fixture
+def preloaded(tmp_path) -> Iterator[Kernel]:
+    import matplotlib.figure
+    import numpy  # noqa: F401
+
+    with matplotlib.rc_context():  # a case changes rcParams: put them back after
+        yield fresh(tmp_path)
+
+
+def saved_modules(run, kernel: Kernel, code: str) -> list[str]:
+    result = run(kernel, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    return kernel.save_state()["modules"]
+
+
+def test_modules_loaded_before_the_session_are_not_saved_unless_needed(run, preloaded):
+    modules = saved_modules(run, preloaded, "x = [1, 2]\nimport json\ntext = json.dumps(x)")
+    assert "matplotlib" not in modules
+    assert "json" in modules  # imported by the session: still named
+
+
+# Each case's module is unbound from the namespace where it can be, so only the rule under test
+# can name it. (numpy is always named where it is loaded: its print options and random state are
+# saved settings.)
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("from matplotlib.figure import Figure\nf = Figure()\ndel Figure", id="object"),
+        pytest.param("from matplotlib.colors import to_hex as hexed", id="function"),
+        pytest.param("import matplotlib.pyplot as plt", id="module-name"),
+        pytest.param(
+            "import matplotlib\nmatplotlib.rcParams['lines.linewidth'] = 3\ndel matplotlib",
+            id="setting",
+        ),
+    ],
+)
+def test_a_preloaded_module_the_values_need_is_saved(run, preloaded, code):
+    assert "matplotlib" in saved_modules(run, preloaded, code)

@@ -114,6 +114,10 @@ class Kernel:
         # module attributes the cells assigned (`state.py`).
         self._baseline = Baseline.now()
         self._assigned: set[Attribute] = set()
+        # The modules the worker had before the session's first run (a snapshot's, a spare's
+        # preload): a save lists them only when its values need them, so that its resume can
+        # start from a snapshot that lacks them (`state.py`).
+        self._preloaded: frozenset[str] | None = None
         # The cells' own context, kept from one run to the next as a REPL's is: a ContextVar one
         # cell sets (`decimal.setcontext`) is what the next one gets, and what a save captures.
         self._context = contextvars.copy_context()
@@ -168,6 +172,7 @@ class Kernel:
             assigned=self._assigned,
             own_code=self._options.cwd,
             injected=("display",),
+            preloaded=self._preloaded or frozenset(),
         )
         # `import wasmbox` (the host's module, `host.py`) is saved by its name and its classes by
         # reference: outside a run it is not importable, so it is put back for the save and load.
@@ -219,6 +224,8 @@ class Kernel:
         `on_import(name)`: the run's code imported `name`, one of the modules the host readies for,
         the first time in this kernel (`announce.py`)."""
         self._runs += 1
+        if self._preloaded is None:
+            self._preloaded = frozenset(name.partition(".")[0] for name in list(sys.modules))
         filename = f"<{self._options.cell_prefix}-{self._runs}>"
         options = self._options
         out = self._writer("stdout", options.stdout_limit, on_stream)

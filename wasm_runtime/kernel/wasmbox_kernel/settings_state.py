@@ -13,7 +13,7 @@ import os
 import sys
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +172,12 @@ LATE: tuple[Setting, ...] = (
         lambda m, s: m.set_config(**s),
     ),
 )
+
+
+def modules_of(names: Iterable[str]) -> list[str]:
+    """The modules the settings named belong to (restoring one imports its module)."""
+    by_name = {setting.name: setting.module for setting in (*EARLY, *LATE)}
+    return [by_name[name] for name in names if name in by_name]
 
 
 def capture(

@@ -4,6 +4,9 @@ What can be pickled (cloudpickle: also lambdas and classes or functions defined 
 saved in one pickle, so two names for one object stay one object: the cells' variables and the
 module attributes the session set (`module_attributes.py`); beside them, the interpreter's
 settings (`settings_state.py`). Imported modules are saved as their names and imported again.
+The save also lists the top-level modules a restore must load first (`SavedState.modules`): the
+ones the session imported, and of the ones the worker had before the session (a snapshot's, a
+spare's preload), only those its saved values need.
 Everything else is named with the reason, never dropped silently: the host stores that list
 and reports it when the session is resumed.
 
@@ -15,6 +18,7 @@ and costs nothing else. Saves of format 1 (one pickle, variables and modules onl
 
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import sys
@@ -42,7 +46,7 @@ class SavedState(TypedDict):
     skipped: list[Skipped]
     """Variables that could not be saved, each with why."""
     modules: list[str]
-    """Top-level modules loaded when saved: the host loads their packages before restoring."""
+    """Top-level modules the restore needs: the host loads their packages before restoring."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class Surroundings:
     """The directory whose imported modules are the session's own (their values are saved)."""
     injected: Iterable[str] = field(default=())
     """Names the kernel put in the namespace itself (`display`): not saved."""
+    preloaded: frozenset[str] = frozenset()
+    """Top-level modules loaded before the session's first run: listed only when needed."""
 
 
 class Restored(TypedDict):
@@ -80,10 +86,44 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-def _dumps(value: object) -> bytes:
+def _dumps(value: object, needs: set[str] | None = None) -> bytes:
+    """`value` pickled; the module of every object, class and function in it added to `needs`."""
     buffer = io.BytesIO()
-    _cloudpickle().CloudPickler(buffer, protocol=PROTOCOL).dump(value)
+    if needs is None:
+        _cloudpickle().CloudPickler(buffer, protocol=PROTOCOL).dump(value)
+    else:
+        _recording_pickler()(buffer, needs).dump(value)
     return buffer.getvalue()
+
+
+@functools.cache
+def _recording_pickler() -> Any:
+    class RecordingPickler(_cloudpickle().CloudPickler):  # type: ignore[misc,unused-ignore]
+        """The pickler sees every object it saves except plain data: each one's module is what
+        unpickling it imports (a class or function saved by reference, a reduce's callable)."""
+
+        def __init__(self, file: io.BytesIO, needs: set[str]) -> None:
+            super().__init__(file, protocol=PROTOCOL)
+            self._needs = needs
+
+        def reducer_override(self, obj: object) -> Any:
+            self._needs.add(_module_of(obj))
+            return super().reducer_override(obj)
+
+    return RecordingPickler
+
+
+def _module_of(obj: object) -> str:
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    by_reference = type | types.FunctionType | types.BuiltinFunctionType
+    named = obj if isinstance(obj, by_reference) else type(obj)
+    module = getattr(named, "__module__", None)
+    return module if isinstance(module, str) else ""
+
+
+def _top_level(names: Iterable[str]) -> set[str]:
+    return {name.partition(".")[0] for name in names if name}
 
 
 def _unsaved(value: object) -> str | None:
@@ -170,17 +210,22 @@ def save_state(namespace: Mapping[str, object], around: Surroundings) -> SavedSt
         "deleted": deleted,
         "settings": settings,
     }
+    needs: set[str] = set()
     try:
-        data = _dumps(body)
+        data = _dumps(body, needs)
     except Exception:
         # One pass per item finds the ones that fail; the rest are then pickled together.
         for group in (values, attributes):
             skipped.extend(_drop_unpicklable(group))
-        data = _dumps(body)
+        needs.clear()
+        data = _dumps(body, needs)
     # The header holds strings only: it always pickles.
     header = pickle.dumps({"format": FORMAT, "settings": early}, protocol=PROTOCOL)
-    loaded = sorted({name.partition(".")[0] for name in list(sys.modules)})
-    return SavedState(data=header + data, skipped=skipped, modules=loaded)
+    needs.update(modules.values(), (key[0] for key in [*attributes, *deleted]))
+    needs.update(settings_state.modules_of([*early, *settings]))
+    loaded = _top_level(list(sys.modules))
+    needed = (loaded - around.preloaded) | (_top_level(needs) & loaded)
+    return SavedState(data=header + data, skipped=skipped, modules=sorted(needed))
 
 
 def _drop_unpicklable(group: MutableMapping[Any, object]) -> list[Skipped]:
