@@ -7,6 +7,8 @@ import sys
 
 from wasmbox_kernel.audit import MAX_ENTRIES, AuditCollector
 from wasmbox_kernel.context import DISPATCHER
+from wasmbox_kernel.fsscan import changed_files
+from wasmbox_kernel.protocol_data import guess_mime
 
 
 def test_code_hash(run, kernel):
@@ -52,6 +54,41 @@ def test_file_types_are_read_as_the_host_reads_them(run, kernel):
         "t.tar.json": "application/json",
         "end.": binary,
     }
+
+
+def test_files_written_are_the_opens_and_the_scans_changes_once_each_sorted(run, kernel):
+    """A file opened for writing and gone by the end is only in the audit; a new one the scan
+    finds is in both; filesWritten holds each once, in order."""
+    code = (
+        "import os\n"
+        "open('b.txt', 'w').write('1')\n"
+        "open('gone.txt', 'w').close()\n"
+        "os.remove('gone.txt')\n"
+        "os.close(os.open('a.txt', os.O_WRONLY | os.O_CREAT))"
+    )
+    result = run(kernel, code)
+    assert [f["path"] for f in result["files"]] == ["a.txt", "b.txt"]
+    assert result["audit"]["filesWritten"] == ["a.txt", "b.txt", "gone.txt"]
+
+
+def test_written_adds_the_opens_to_the_changes_only_when_some_are_missing(tmp_path):
+    collector = AuditCollector(str(tmp_path), ())
+    changed = ["a", "b"]
+    collector.files_written.update({"b"})
+    assert collector.written(changed) is changed  # every open among the changes
+    collector.files_written.update({"0", "z"})
+    assert collector.written(changed) == ["0", "a", "b", "z"]
+
+
+def test_file_types_worked_out_once_per_ending_are_each_files_own():
+    """Paths sharing an ending, a character before the last dot, or a last character: each gets
+    the type `guess_mime` gives it alone."""
+    paths = [".", "v", ".v", "a/.v", "ab.v", "a.b/cv", "a/b.CSV", "b.csv", "/.csv", "x/.csv"]
+    paths += ["c..csv", "d.x/notes", "end.", "d/end.", "t.tar.json", "n/ab", "mab", "a.b/"]
+    paths += ["é.JSON", "é.json"]
+    files = changed_files({}, {path: (1, 0) for path in paths})
+    assert {f["path"]: f["mime"] for f in files} == {path: guess_mime(path) for path in paths}
+    assert {"text/csv", "application/json"} <= {f["mime"] for f in files}
 
 
 def test_files_written_without_open_are_found_by_the_scan(run, kernel):

@@ -58,11 +58,33 @@ class AuditCollector:
             pass
 
     def on_open(self, args: tuple[object, ...]) -> None:
-        """An "open" event: the path read or written, unless it is the runtime's own."""
-        try:  # noqa: SIM105
-            self._on_open(args)
+        """An "open" event: the path read or written, unless it is the runtime's own. One call,
+        its work inline: a loop that opens thousands of files pays each frame per open."""
+        try:
+            target, mode, flags = args[0], args[1], args[2]
+            if not isinstance(target, str | bytes | os.PathLike):
+                return  # a file descriptor
+            if isinstance(mode, str):
+                writes = not _WRITE_MODES.isdisjoint(mode)
+            else:
+                writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+            bucket = self.files_written if writes else self.files_read
+            if len(bucket) >= MAX_ENTRIES:
+                return  # full: the path would not be noted, so it is not even worked out
+            path = os.path.abspath(os.fsdecode(target))
+            if path in self._root_set or path.startswith(self._root_prefixes):
+                return
+            bucket.add(self.relative(path))
         except Exception:  # noqa: S110 (an audit hook must never break the audited operation)
             pass
+
+    def written(self, changed: list[str]) -> list[str]:
+        """The files the run wrote, sorted: those it opened for writing and `changed` (the scan's
+        new or changed files, sorted). When every open is among `changed` (a loop that created
+        the files), `changed` itself: thousands of paths are not put in a set and sorted again."""
+        if self.files_written.difference(changed):
+            return sorted(self.files_written.union(changed))
+        return changed
 
     def relative(self, path: str) -> str:
         """`path` (absolute and normalised) relative to the working directory when inside it,
@@ -70,22 +92,6 @@ class AuditCollector:
         if path == self._cwd:
             return "."
         return path[len(self._cwd_prefix) :] if path.startswith(self._cwd_prefix) else path
-
-    def _on_open(self, args: tuple[object, ...]) -> None:
-        target, mode, flags = args[0], args[1], args[2]
-        if not isinstance(target, str | bytes | os.PathLike):
-            return  # a file descriptor
-        if isinstance(mode, str):
-            writes = not _WRITE_MODES.isdisjoint(mode)
-        else:
-            writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
-        bucket = self.files_written if writes else self.files_read
-        if len(bucket) >= MAX_ENTRIES:
-            return  # full: the path would not be noted, so it is not even worked out
-        path = os.path.abspath(os.fsdecode(target))
-        if path in self._root_set or path.startswith(self._root_prefixes):
-            return
-        bucket.add(self.relative(path))
 
     def _on_network(self, event: str, args: tuple[object, ...]) -> None:
         if len(self.network) >= MAX_ENTRIES:

@@ -36,8 +36,19 @@ def unpack(text: str) -> Snapshot:
 def changed_files(before: Snapshot, after: Snapshot) -> list[FileInfo]:
     """Files that are new or whose size or mtime changed, sorted by path."""
     changed = sorted(path for path, stat in after.items() if before.get(path) != stat)
-    # Dict displays: a TypedDict's call costs more, paid per file of a run that wrote thousands.
-    return [{"path": path, "size": after[path][0], "mime": guess_mime(path)} for path in changed]
+    # A path's type (`guess_mime`) depends only on its ending from the character before its last
+    # dot; an ending with no dot in that place (no dot, or one that begins the path) always has
+    # the default type. So it is worked out once per ending, not once per file.
+    by_ending: dict[str, str] = {}
+    files: list[FileInfo] = []
+    for path in changed:
+        ending = path[path.rfind(".") - 1 :]
+        mime = by_ending.get(ending)
+        if mime is None:
+            mime = by_ending[ending] = guess_mime(path)
+        # A dict display: a TypedDict's call costs more, paid per file of a run writing thousands.
+        files.append({"path": path, "size": after[path][0], "mime": mime})
+    return files
 
 
 def _walk(directory: str, prefix: str, found: Snapshot, depth: int) -> None:

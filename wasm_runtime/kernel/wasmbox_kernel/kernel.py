@@ -7,6 +7,7 @@ import contextlib
 import contextvars
 import hashlib
 import linecache
+import operator
 import os
 import random
 import sys
@@ -58,6 +59,8 @@ FileChanges = Callable[[], int]
 
 FileScan = Callable[[str], str]
 """`scan(root)`: the worker's walk of the files under `root`, as `fsscan.unpack` reads it."""
+
+_PATH = operator.itemgetter("path")
 
 
 class RunHooks(TypedDict, total=False):
@@ -320,7 +323,7 @@ class Kernel:
         files = changed_files(files_before, files_after) if files_after is not files_before else []
         self._files = files_after
         audit["filesRead"] = sorted(collector.files_read)
-        audit["filesWritten"] = sorted(collector.files_written | {f["path"] for f in files})
+        audit["filesWritten"] = collector.written(list(map(_PATH, files)))
         audit["networkAttempts"] = collector.network
         audit["importedModules"] = _new_top_level_modules(modules_before)
         try:
