@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from wasm_runtime.builder.errors import BuildError
-from wasm_runtime.builder.font_cache import ENTRY, replace_entry
+from wasm_runtime.builder.font_cache import ENTRY
+from wasm_runtime.builder.wheel_edit import replace_entry
 
 RECORD = "matplotlib-3.8.4.dist-info/RECORD"
 

@@ -1,7 +1,7 @@
-"""A file the build makes in Node with the real Pyodide and adds to a shipped wheel.
+"""A file the build makes in Node with the real Pyodide and puts in a shipped wheel: a new entry
+(artist_set.py) or in place of one (font_cache.py).
 
 The edited wheel is cached under a key of its inputs; older keys of the same wheel are removed.
-(font_cache.py does the same for the entry it replaces, with its own copy of this.)
 """
 
 from __future__ import annotations
@@ -31,11 +31,19 @@ def edit_key(wheel: Path, *sources: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+Write = Callable[[Path, Path, str, bytes], None]
+
+
 def edited_wheel(
-    wheel: Path, cache_dir: Path, key: str, entry: str, make: Callable[[Path], None]
+    wheel: Path,
+    cache_dir: Path,
+    key: str,
+    entry: str,
+    make: Callable[[Path], None],
+    write: Write | None = None,
 ) -> Path:
-    """`wheel` with a new entry `entry` holding what `make(path)` writes to `path`, cached under
-    `cache_dir/key`."""
+    """`wheel` with the entry `entry` holding what `make(path)` writes to `path`, cached under
+    `cache_dir/key`; `write` puts it in the wheel (default `add_entry`)."""
     target = cache_dir / key / wheel.name
     if target.is_file():
         return target
@@ -44,7 +52,7 @@ def edited_wheel(
         make(made)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
-        add_entry(wheel, partial, entry, made.read_bytes())
+        (write or add_entry)(wheel, partial, entry, made.read_bytes())
         partial.replace(target)
     for older in target.parent.parent.glob(f"*/{target.name}"):
         if older != target:
@@ -69,6 +77,21 @@ def add_entry(source: Path, target: Path, name: str, data: bytes) -> None:
         added = zipfile.ZipInfo(name, date_time=records[0].date_time)
         added.external_attr = 0o644 << 16  # rw-r--r--, as the wheel's other files
         out.writestr(added, data, zipfile.ZIP_DEFLATED)
+
+
+def replace_entry(source: Path, target: Path, name: str, data: bytes) -> None:
+    """Copy the wheel `source` to `target` with entry `name` holding `data`; its RECORD line
+    loses its hash, as the compiled bytecode's lines have none (wheel_bytecode.py)."""
+    with zipfile.ZipFile(source) as wheel, zipfile.ZipFile(target, "w") as out:
+        if name not in wheel.namelist():
+            raise BuildError(f"{source.name} has no {name} to replace")
+        for info in wheel.infolist():
+            content = data if info.filename == name else wheel.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = content.decode().splitlines()
+                lines = [f"{name},," if line.startswith(f"{name},") else line for line in lines]
+                content = ("\n".join(lines) + "\n").encode()
+            out.writestr(info, content)
 
 
 def run_node(script: Path, arguments: list[str], what: str) -> None:
