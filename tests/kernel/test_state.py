@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,7 +97,11 @@ def preloaded(tmp_path) -> Iterator[Kernel]:
     import matplotlib.figure
     import numpy  # noqa: F401
 
-    with matplotlib.rc_context():  # a case changes rcParams: put them back after
+    # As a new worker has them (an earlier test of this process may have changed some), and put
+    # back after (a case changes them).
+    with matplotlib.rc_context(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated keys warn
+        matplotlib.rcParams.update(matplotlib.rcParamsOrig)
         yield fresh(tmp_path)
 
 
