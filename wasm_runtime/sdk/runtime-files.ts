@@ -76,9 +76,14 @@ async function download(name: string, activity: Activity | null): Promise<Runtim
     count(stored.size, stored.size);
     return stored;
   }
-  const bytes = await fetchCounted(name, entry?.size);
+  let bytes = await fetchCounted(name, entry?.size);
   mark(`fetched ${name}`);
-  if (entry && !BOOT_FILES.includes(name)) await checkPackage(name, bytes, entry.sha256);
+  if (entry && !BOOT_FILES.includes(name) && (await sha256Hex(bytes)) !== entry.sha256) {
+    // The HTTP cache can hold an earlier build's wheel under the same name (the name carries the
+    // package's version, not the build's edits to it, and is served as immutable): fetch past it.
+    bytes = await fetchCounted(name, entry.size, "reload");
+    await checkPackage(name, bytes, entry.sha256);
+  }
   // Hashing and storing tens of MB: not while a sandbox is starting or running its first cell.
   if (entry && activity) inBackground(activity, () => void storeFile(RUNTIME_URL, name, entry.sha256, bytes));
   return bytes;
@@ -97,8 +102,8 @@ async function checkPackage(name: string, bytes: ArrayBuffer, sha256: string): P
 }
 
 /** Fetch `name`, reporting progress against `expected` bytes (the uncompressed size, if known). */
-async function fetchCounted(name: string, expected?: number): Promise<ArrayBuffer> {
-  const response = await fetch(RUNTIME_URL + name);
+async function fetchCounted(name: string, expected?: number, cache?: RequestCache): Promise<ArrayBuffer> {
+  const response = await fetch(RUNTIME_URL + name, cache ? { cache } : undefined);
   if (!response.ok || !response.body) throw new Error(`${name}: ${response.status}`);
   expected ??= Number(response.headers.get("Content-Length")) || 0;
   count(0, expected);

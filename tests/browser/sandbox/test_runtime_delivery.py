@@ -144,6 +144,29 @@ def test_a_page_that_cannot_read_the_runtime_gets_a_clear_start_error(
     context.close()
 
 
+def test_a_stale_package_is_fetched_again_and_used(browser: Browser, isolated_server: str) -> None:
+    """A wheel's name carries its package's version, not the build's edits to it, so an HTTP
+    cache may hold an earlier build's file under the same name: a wheel that does not match the
+    manifest is fetched once more, past the HTTP cache (`cache: "reload"`, which this route
+    cannot see), and used if that one matches."""
+    context = browser.new_context()
+    served: list[int] = []
+
+    def stale_first(route: Route) -> None:
+        body = route.fetch().body()
+        route.fulfill(status=200, body=body if served else body + b"stale")
+        served.append(len(body))
+
+    context.route("**/runtime/joblib-*.whl", stale_first)
+    page = open_sdk(context, isolated_server)
+    result = page.evaluate(
+        "async () => (await (await wasmbox.Sandbox.create()).execute('import joblib; 1'))"
+    )
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert len(served) == 2
+    context.close()
+
+
 def test_a_package_that_does_not_match_the_manifest_is_refused(
     browser: Browser, isolated_server: str
 ) -> None:
