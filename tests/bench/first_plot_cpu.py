@@ -16,7 +16,7 @@ import os
 import statistics
 
 from tests.bench.raw import SCRIPT as RAW_SCRIPT
-from tests.bench.raw import node_json
+from tests.support.node_probe import node_json
 from wasm_runtime.paths import KERNEL_SRC, RUNTIME_DIR
 
 SCRIPT = RAW_SCRIPT.with_name("first_plot_cpu.mjs")
@@ -26,7 +26,7 @@ def sample(table: str = "with") -> dict[str, float]:
     """CPU milliseconds per step, from one new Node process; `table` "without" leaves the
     Artist classes' set() text to matplotlib."""
     steps: dict[str, float] = node_json(
-        SCRIPT, f"{RUNTIME_DIR}/", str(KERNEL_SRC), table, what="the first plot's steps"
+        str(SCRIPT), f"{RUNTIME_DIR}/", str(KERNEL_SRC), table, what="the first plot's steps"
     )
     return steps
 

@@ -8,13 +8,12 @@ only, no asserts."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
-from typing import Any
 
 from tests.bench.files_plots import MANY_FILES
 from tests.support.engines import EngineBrowser, EnginePage
-from wasm_runtime.paths import REPO_ROOT, RUNTIME_DIR
+from tests.support.node_probe import node_json
+from wasm_runtime.paths import RUNTIME_DIR
 
 SCRIPT = Path(__file__).with_name("raw_pyodide.mjs")
 
@@ -38,25 +37,14 @@ def measure(runs: int) -> dict[str, list[float]]:
     """Milliseconds per row: W1 a new worker to its first result, W2 five warm calls per worker,
     W3 and W4 a booted interpreter's first run (its packages loaded from the runtime's files)."""
     rows: dict[str, list[float]] = node_json(
-        SCRIPT, f"{RUNTIME_DIR}/", str(runs), json.dumps(WORKLOADS), what="raw Pyodide"
+        str(SCRIPT),
+        f"{RUNTIME_DIR}/",
+        str(runs),
+        json.dumps(WORKLOADS),
+        what="raw Pyodide",
+        timeout=TIMEOUT_S,
     )
     return rows
-
-
-def node_json(script: Path, *args: str, what: str) -> Any:
-    """What a Node script run from the repository's root printed as JSON; `what` names it in
-    the error when it fails."""
-    done = subprocess.run(
-        ["node", str(script), *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{what} failed: {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout)
 
 
 def in_browser(browser: EngineBrowser, url: str, runs: int) -> dict[str, list[float]]:

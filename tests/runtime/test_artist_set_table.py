@@ -5,13 +5,13 @@ Artist class shows the same `set` with it as without it (tests/support/artist_se
 from __future__ import annotations
 
 import json
-import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.node_probe import node_json
 from wasm_runtime.builder.artist_set import ENTRY
 from wasm_runtime.builder.errors import BuildError
 from wasm_runtime.builder.wheel_edit import add_entry
@@ -53,16 +53,10 @@ def test_a_wheel_that_has_it_or_has_no_record_is_an_error(tmp_path: Path) -> Non
 def described(runtime_built: None) -> dict[str, Any]:
     """Both runs, from the runtime `make build` made (about 16 CPU-s of Node)."""
     builder = REPO_ROOT / "wasm_runtime" / "builder"
-    done = subprocess.run(
-        ["node", str(PROBE), f"{RUNTIME_DIR}/", str(KERNEL_SRC), str(builder)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
+    described: dict[str, Any] = node_json(
+        str(PROBE), f"{RUNTIME_DIR}/", str(KERNEL_SRC), str(builder), what="the set() table probe"
     )
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return described
 
 
 def shipped_table() -> dict[str, Any]:

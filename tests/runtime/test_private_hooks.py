@@ -6,28 +6,21 @@ this boots the npm package's Pyodide in Node (no browser, no runtime build) and 
 
 from __future__ import annotations
 
-import json
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PROBE = ROOT / "tests" / "support" / "private_hooks.mjs"
+from tests.support.node_probe import node_json
+from wasm_runtime.paths import REPO_ROOT
+
+PROBE = REPO_ROOT / "tests" / "support" / "private_hooks.mjs"
 
 
 @pytest.fixture(scope="module")
 def hooks() -> dict[str, Any]:
-    done = subprocess.run(
-        ["node", "--import", "tsx", str(PROBE)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
+    report: dict[str, Any] = node_json(
+        "--import", "tsx", str(PROBE), what="the private hooks probe"
     )
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
 
 
