@@ -13,7 +13,8 @@ ENGINE_TESTS := tests/browser/sandbox/test_basics.py tests/browser/sandbox/test_
 	tests/browser/sandbox/test_cancel.py tests/browser/sandbox/test_watchdog.py \
 	tests/browser/sandbox/test_isolation.py tests/browser/sandbox/test_modes.py \
 	tests/browser/sandbox/test_memory_budget.py tests/browser/sandbox/test_refusal.py \
-	tests/browser/sandbox/test_host_tools.py tests/browser/app/test_engines.py
+	tests/browser/sandbox/test_host_tools.py tests/browser/sandbox/test_plot_snapshot.py \
+	tests/browser/app/test_engines.py
 ENGINE_TESTS += tests/browser/static/test_static_sdk.py tests/browser/static/test_static_isolation.py \
 	tests/browser/static/test_embed.py tests/browser/static/test_offline_engines.py \
 	tests/browser/static/test_static_engines.py \
