@@ -16,6 +16,10 @@ const spares = new Map<string, Promise<Engine>>();
 // replacement after a hard kill is still ready soon.
 const REFILL_POLL_MS = 100;
 const REFILL_MAX_DELAY_MS = 1_500;
+// A plot-ready spare's boot is heavier (it reads 119 MB from the store and compiles 36 modules), so
+// it waits longer: past the first plot of the session that just claimed one, but not through a
+// long run, which would leave the page's next `create` to boot cold.
+const REFILL_HEAVY_MAX_DELAY_MS = 5_000;
 // "quiet": a page that runs code back to back (a program driving the SDK, `make bench-anywhere`)
 // would otherwise share its cores with that boot; its next spare waits for a pause instead.
 const REFILL_QUIET_MS = 1_000;
@@ -28,20 +32,18 @@ const refills = new Map<string, Refill>();
 /** `activity` is the claimer's page: whether any of its sandboxes is starting or running code, and since when. */
 function refillWhenIdle(frameUrl: string, activity: Activity, hold: Promise<unknown>): void {
   const quiet = refills.get(frameUrl) === "quiet";
-  // A plot-ready spare's boot is heavier: it waits for the page to be idle however long that
-  // takes, so it never shares the cores with the first plot of the session that just claimed one.
   const heavy = plotSpareLikely(spareIdlePackages(frameUrl, []));
   let latest = 0;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
     const wait = quiet
       ? activity.busy || activity.sinceChange() < REFILL_QUIET_MS
-      : activity.busy && (heavy || performance.now() < latest);
+      : activity.busy && performance.now() < latest;
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl, activity);
   };
   const start = (): void => {
-    latest = performance.now() + REFILL_MAX_DELAY_MS;
+    latest = performance.now() + (heavy ? REFILL_HEAVY_MAX_DELAY_MS : REFILL_MAX_DELAY_MS);
     setTimeout(attempt, REFILL_POLL_MS);
   };
   hold.then(start, start);

@@ -110,3 +110,38 @@ def test_warmup_refuses_an_unknown_refill_rule(browser: Browser, isolated_server
     )
     assert error == 'warmup refill must be "soon" or "quiet"'
     context.close()
+
+
+# Once the page keeps the plot-ready snapshot (its first spare preloads matplotlib and keeps the
+# files when the page is quiet), a plot-ready spare is claimed by a session that runs busy Python
+# for `seconds`; the page's frames are counted at each of `samples` seconds into that run.
+FRAMES_DURING_A_PLOT_READY_SESSION = """async ([seconds, samples]) => {
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+  const frames = () => document.querySelectorAll("iframe").length;
+  await wasmbox.Sandbox.warmup();
+  const until = performance.now() + 90000;
+  while (!kept() && performance.now() < until) await sleep(100);
+  if (!kept()) return { kept: false };
+  wasmbox.Sandbox.cooldown();
+  await wasmbox.Sandbox.warmup();
+  const sb = await wasmbox.Sandbox.create({ timeoutMs: 60000 });
+  const booted = (await sb.environment()).snapshot;
+  const counted = [];
+  const code = "import time\\nstart = time.time()\\n" + samples.map((at) =>
+    `while time.time() < start + ${at}: pass\\nprint('sample', flush=True)\\n`).join("") +
+    `while time.time() < start + ${seconds}: pass\\n`;
+  await sb.execute(code, { onStdout: (text) => text.includes("sample") && counted.push(frames()) });
+  return { kept: true, booted, counted };
+}"""
+
+
+def test_a_plot_ready_refill_waits_longer_but_not_through_a_long_run(
+    browser: Browser, isolated_server: str
+) -> None:
+    context, page = open_page(browser, isolated_server)
+    outcome = page.evaluate(FRAMES_DURING_A_PLOT_READY_SESSION, [7.5, [2.5, 6.5]])
+    assert outcome["kept"] is True and outcome["booted"] == "plot"
+    # Past the 1.5 s a base spare waits: only the session's own frame; within 5 s, the next spare's.
+    assert outcome["counted"] == [1, 2]
+    context.close()
