@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.support.engines import ENGINE_GAPS
+
 SERVE = """
-import time
+import sys, time
 from tests.browser.sandbox.conftest import app_with_page_headers
 from tests.support.servers import running
-with running(app_with_page_headers(True)) as url:
+with running(app_with_page_headers(sys.argv[1] == "isolated")) as url:
     print(url, flush=True)
     while True:
         time.sleep(3600)
@@ -24,8 +26,9 @@ with running(app_with_page_headers(True)) as url:
 
 
 @contextmanager
-def checkout_server(root: Path) -> Iterator[str]:
-    """The base URL of `root`'s test app (COOP/COEP pages), served until the block ends."""
+def checkout_server(root: Path, engine: str) -> Iterator[str]:
+    """The base URL of `root`'s test app, served until the block ends: with COOP/COEP pages where
+    `engine` can run isolated, plain where it cannot (as this build's own server for it)."""
     if not (root / "build" / "js").is_dir():
         raise RuntimeError(f"{root}: no build/js (run `make build` there)")
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -33,7 +36,11 @@ def checkout_server(root: Path) -> Iterator[str]:
     own = root / ".venv" / "bin" / "python"
     python = str(own) if own.exists() else sys.executable
     child = subprocess.Popen(
-        [python, "-c", SERVE], cwd=root, env=env, stdout=subprocess.PIPE, text=True
+        [python, "-c", SERVE, isolation(engine)],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout is not None
@@ -44,3 +51,8 @@ def checkout_server(root: Path) -> Iterator[str]:
     finally:
         child.kill()
         child.wait(timeout=10)
+
+
+def isolation(engine: str) -> str:
+    """How the pages are served to `engine`: "isolated" (COOP/COEP) or "plain" (WebKitGTK)."""
+    return "plain" if (engine, "isolated") in ENGINE_GAPS else "isolated"

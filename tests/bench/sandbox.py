@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tests.bench import files_plots, raw, sessions
-from tests.bench.checkout_server import checkout_server
+from tests.bench.checkout_server import checkout_server, isolation
 from tests.bench.raw import W1, W2, W3, W4
 from tests.bench.stats import summary
 from tests.browser.sandbox.conftest import SDK_PAGE, app_with_page_headers
-from tests.support.engines import ENGINE_GAPS, ENGINES, EngineBrowser, EnginePage, launch
+from tests.support.engines import ENGINES, EngineBrowser, EnginePage, launch
 from tests.support.servers import running
 
 RUNS = 5
@@ -314,7 +314,7 @@ def load() -> str:
 
 def measure(engine: str, only: str, table: Table) -> str:
     """Every row in one engine; returns the column's head (engine and version)."""
-    isolated = (engine, "isolated") not in ENGINE_GAPS
+    isolated = isolation(engine) == "isolated"
     with running(app_with_page_headers(isolated)) as url, launch(engine) as browser:
         served = "COOP/COEP" if isolated else "plain (cannot run isolated)"
         table.writer(engine, "engine")(
@@ -409,7 +409,7 @@ def w2_w4_against_baseline(browser: EngineBrowser, page: EnginePage, row: Row) -
         w2(page, row)
         w4_first(page, row)
         return
-    with checkout_server(Path(baseline)) as baseline_url:
+    with checkout_server(Path(baseline), browser.name) as baseline_url:
         other = open_page(browser, baseline_url)
         ours: dict[str, list[float]] = {"W2": [], "W4": []}
         theirs: dict[str, list[float]] = {"W2": [], "W4": []}
@@ -439,7 +439,7 @@ def w2_beside_raw(browser: EngineBrowser, url: str, row: Row) -> None:
             "raw": (raw.open_page(browser, url), raw.warm_calls),
         }
         if baseline:
-            baseline_url = stack.enter_context(checkout_server(Path(baseline)))
+            baseline_url = stack.enter_context(checkout_server(Path(baseline), browser.name))
             pages["baseline"] = (open_page(browser, baseline_url), pages["this build"][1])
         samples: dict[str, list[float]] = {name: [] for name in pages}
         for _ in range(RUNS):
@@ -499,7 +499,7 @@ def first_plot_devices(browser: EngineBrowser, url: str, row: Row) -> None:
         builds = {"this build, device without the plot-ready snapshot": url}
         if baseline:
             builds[f"baseline {Path(baseline).name}"] = stack.enter_context(
-                checkout_server(Path(baseline))
+                checkout_server(Path(baseline), browser.name)
             )
         samples: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
         kept_name = "this build, device that kept the plot-ready snapshot"
@@ -532,7 +532,7 @@ def w11_against_baseline(browser: EngineBrowser, url: str, row: Row) -> None:
     baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
     if not baseline:
         return sessions.w11(browser, url, RUNS, visit, row)
-    with checkout_server(Path(baseline)) as baseline_url:
+    with checkout_server(Path(baseline), browser.name) as baseline_url:
         sessions.w11(browser, url, RUNS, visit, row, baseline_url)
 
 
@@ -715,7 +715,7 @@ def beside_baseline(
 ) -> tuple[list[Any], list[Any]]:
     """RUNS samples on `page` and on a page of the built checkout `baseline`, one of each in
     turn, so both see the same load; `prepare` readies each page first."""
-    with checkout_server(Path(baseline)) as baseline_url:
+    with checkout_server(Path(baseline), browser.name) as baseline_url:
         other = open_page(browser, baseline_url)
         prepare(page)
         prepare(other)
@@ -775,7 +775,7 @@ def many_files_beside_raw(browser: EngineBrowser, url: str, page: EnginePage, ro
             "raw": lambda: raw.run_kept(floor_page, worker, code),
         }
         if baseline:
-            baseline_url = stack.enter_context(checkout_server(Path(baseline)))
+            baseline_url = stack.enter_context(checkout_server(Path(baseline), browser.name))
             other = open_page(browser, baseline_url)
             stack.callback(other.close)
             runs["baseline"] = sandbox_runs(other)
