@@ -202,6 +202,8 @@ export const WorkerMessageSchema = v.variant("type", [
     snapshot: v.picklist(BOOTED_FROM),
     // A worker from before the guard checked the budget after the run only.
     memoryBudget: v.optional(v.picklist(MEMORY_BUDGET_HELD), "after-run"),
+    // The size of its WebAssembly memory once booted (0: a worker from before it said).
+    memoryBytes: v.optional(int, 0),
     steps: v.optional(list(v.object({ name: text(64), at: finite }), 24), []),
   }),
   v.object({

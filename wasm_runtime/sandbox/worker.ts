@@ -25,7 +25,7 @@ import { rehearse } from "./rehearsal.js";
 import { failsOnlyTheRequest, isStrayInterrupt, RequestFailed } from "./failures.js";
 import { loaderLog } from "./loader-log.js";
 import { guardMemory } from "./memory-budget.js";
-import { MemoryFigures } from "./memory.js";
+import { MemoryFigures, memoryBytes } from "./memory.js";
 import { loadState, saveState } from "./state.js";
 import { initFilesystem, initKernel, initRuntime, preloadPackages, type Runtime } from "./runtime.js";
 import { routeRuntimeFetches } from "./runtime-fetch.js";
@@ -198,6 +198,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
     bootMs: performance.now() - started,
     snapshot: runtime.bootedFrom,
     memoryBudget: memoryBudget ? "during-run" : "after-run",
+    memoryBytes: memoryBytes(runtime.pyodide),
     steps: bootSteps(),
   });
   booted(handle);

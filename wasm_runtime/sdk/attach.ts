@@ -51,7 +51,7 @@ async function attach(
   // are sent as soon as they are here, so that copying tens of MB to the worker overlaps its boot.
   let reachable!: (engine: Engine) => void;
   const early = new Promise<Engine>((resolve) => (reachable = resolve));
-  const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable);
+  const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable, settings.memoryBudgetBytes);
   booted.catch(() => undefined); // awaited below
   const [engine, gathered] = await Promise.all([
     Promise.race([early, booted]),

@@ -135,6 +135,8 @@ export class Engine {
   bootedFrom: BootedFrom = "none";
   /** When its worker holds the memory budget (set once booted). */
   memoryBudget: MemoryBudgetHeld = "after-run";
+  /** Its worker's memory once booted, in bytes (set once booted; 0 if it did not say). */
+  bootMemoryBytes = 0;
 
   private constructor(
     private readonly iframe: HTMLIFrameElement,
@@ -266,6 +268,7 @@ export class Engine {
       mark("booted");
       this.bootedFrom = message.snapshot;
       this.memoryBudget = message.memoryBudget;
+      this.bootMemoryBytes = message.memoryBytes;
       this.bootWaiter?.(message);
       this.bootWaiter = null;
     } else if (message.type === "stream") {

@@ -124,8 +124,18 @@ function refill(frameUrl: string, activity: Activity, packages: string[] = []): 
   );
 }
 
+// A session's memoryBudgetBytes counts all of its worker's memory, and a plot-ready spare boots
+// holding matplotlib: tens of MB more than one from the base snapshot. Under a small budget that
+// would leave the session's code less room than the same budget gives on a device that never
+// kept the plot-ready snapshot, so a session claims one only if it holds at most this share of
+// the budget; otherwise it boots its own worker from the base snapshot and the spare stays.
+const PLOT_SPARE_BUDGET_SHARE = 0.25;
+
+const leavesRoom = (engine: Engine, memoryBudgetBytes: number): boolean =>
+  engine.bootedFrom !== "plot" || engine.bootMemoryBytes <= memoryBudgetBytes * PLOT_SPARE_BUDGET_SHARE;
+
 /**
- * A booted engine: the spare when there is one; a new spare starts once `activity` says the page is
+ * A booted engine: the spare when there is one and it leaves `memoryBudgetBytes` room; a new spare starts once `activity` says the page is
  * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
  * A `snapshot` other than "base" gets an engine of its own; the spare (booted from the base or
@@ -138,11 +148,17 @@ export async function claimEngine(
   hold: Promise<unknown> = Promise.resolve(),
   snapshot: StartSnapshot = "base",
   reachable?: (engine: Engine) => void,
+  memoryBudgetBytes = Infinity,
 ): Promise<Engine> {
   if (snapshot !== "base") return Engine.start(frameUrl, activity, snapshot, reachable);
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;
+  if (spare && engine?.alive && !leavesRoom(engine, memoryBudgetBytes)) {
+    if (spares.has(frameUrl)) engine.kill();
+    else spares.set(frameUrl, spare);
+    engine = null;
+  }
   if (!engine || !engine.alive) engine = await Engine.start(frameUrl, activity, snapshot, reachable);
   if (!spares.has(frameUrl)) refillWhenIdle(frameUrl, activity, hold);
   return engine;

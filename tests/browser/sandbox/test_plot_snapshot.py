@@ -86,3 +86,46 @@ def test_spares_boot_plot_ready_once_the_page_keeps_the_snapshot(
         assert session["snapshot"] == "plot", session["log"]
         # Imported with the sandbox's backend, the snapshot's warm-up figure closed.
         assert session["held"] == ["module://wasmbox_kernel.mpl_backend", []]
+
+
+# Once a plot-ready spare waits, a session with a small memoryBudgetBytes boots its own worker
+# from the base snapshot (the spare holds tens of MB of matplotlib), and the spare stays for the
+# next session, which has the default budget. The small one's code gets the room it would get on
+# a device that never kept the snapshot.
+SMALL_BUDGET_THEN_DEFAULT = """async (budget) => {
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+  await wasmbox.Sandbox.warmup();
+  const until = performance.now() + 90000;
+  while (!kept() && performance.now() < until) await sleep(100);
+  if (!kept()) return { kept: false };
+  wasmbox.Sandbox.cooldown();
+  await wasmbox.Sandbox.warmup();
+  const small = await wasmbox.Sandbox.create({ memoryBudgetBytes: budget, timeoutMs: 120000 });
+  const smallBooted = (await small.environment()).snapshot;
+  const grown = await small.execute("x = bytearray(50_000_000); len(x)");
+  const roomy = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+  const roomyBooted = (await roomy.environment()).snapshot;
+  await small.close();
+  await roomy.close();
+  wasmbox.Sandbox.cooldown();
+  return { kept: true, smallBooted, grown: grown.outcome, roomyBooted };
+}"""
+
+
+def test_a_small_memory_budget_leaves_the_plot_ready_spare_to_the_next_session(
+    engine: EngineBrowser, server: str
+) -> None:
+    if lacks(engine.name, "package-snapshot"):
+        pytest.skip("this engine cannot link a package snapshot: its spares boot from the base one")
+    page, _ = open_sdk_page(engine, server)
+    try:
+        outcome = page.evaluate(SMALL_BUDGET_THEN_DEFAULT, 100_000_000)
+    finally:
+        page.close()
+    assert outcome == {
+        "kept": True,
+        "smallBooted": "base",
+        "grown": "OUTCOME_OK",
+        "roomyBooted": "plot",
+    }
