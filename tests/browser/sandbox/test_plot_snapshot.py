@@ -6,10 +6,12 @@ boots as before and keeps the files in the background once it is quiet."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.browser.sandbox.conftest import app_with_page_headers, open_sdk_page
+from tests.browser.sandbox.plot_ready import KEEP_PLOT_SNAPSHOT
 from tests.support.engines import ENGINE_GAPS, EngineBrowser, lacks
 from tests.support.servers import running
 
@@ -23,20 +25,28 @@ def server(engine: EngineBrowser, runtime_built: None) -> Iterator[str]:
         yield url
 
 
+def on_a_new_page(engine: EngineBrowser, server: str, script: str, arg: object = None) -> Any:
+    """What `script` returns on a new SDK page; skipped where no package snapshot links."""
+    if lacks(engine.name, "package-snapshot"):
+        pytest.skip("this engine cannot link a package snapshot: its spares boot from the base one")
+    page, _ = open_sdk_page(engine, server)
+    try:
+        return page.evaluate(script, arg)
+    finally:
+        page.close()
+
+
 # The first spare boots from the base snapshot and, once the page is quiet, preloads matplotlib
 # and keeps the plot-ready snapshot's files; the next spares boot from it. Two sessions on such
 # spares: each worker reseeds `random` and numpy's global generator, which the snapshot froze.
-TWO_PLOT_SESSIONS = """async () => {
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+TWO_PLOT_SESSIONS = (
+    """async () => {
   await wasmbox.Sandbox.warmup();
   const first = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
   const firstBooted = (await first.environment()).snapshot;
-  await first.close();
-  const until = performance.now() + 90000;
-  while (!kept() && performance.now() < until) await sleep(100);
-  if (!kept()) return { kept: false };
-  wasmbox.Sandbox.cooldown(); // the spare that kept them booted from the base snapshot
+  await first.close();"""
+    + KEEP_PLOT_SNAPSHOT
+    + """
   // What the worker holds before the session's first import, and one draw from each generator.
   const check =
     "import json, sys, random\\n" +
@@ -62,18 +72,13 @@ TWO_PLOT_SESSIONS = """async () => {
   wasmbox.Sandbox.cooldown();
   return { kept: true, firstBooted, sessions };
 }"""
+)
 
 
 def test_spares_boot_plot_ready_once_the_page_keeps_the_snapshot(
     engine: EngineBrowser, server: str
 ) -> None:
-    if lacks(engine.name, "package-snapshot"):
-        pytest.skip("this engine cannot link a package snapshot: its spares boot from the base one")
-    page, _ = open_sdk_page(engine, server)
-    try:
-        outcome = page.evaluate(TWO_PLOT_SESSIONS)
-    finally:
-        page.close()
+    outcome = on_a_new_page(engine, server, TWO_PLOT_SESSIONS)
     assert outcome["kept"] is True
     assert outcome["firstBooted"] == "base"  # a first visit boots as before
     sessions = outcome["sessions"]
@@ -92,14 +97,10 @@ def test_spares_boot_plot_ready_once_the_page_keeps_the_snapshot(
 # from the base snapshot (the spare holds tens of MB of matplotlib), and the spare stays for the
 # next session, which has the default budget. The small one's code gets the room it would get on
 # a device that never kept the snapshot.
-SMALL_BUDGET_THEN_DEFAULT = """async (budget) => {
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
-  await wasmbox.Sandbox.warmup();
-  const until = performance.now() + 90000;
-  while (!kept() && performance.now() < until) await sleep(100);
-  if (!kept()) return { kept: false };
-  wasmbox.Sandbox.cooldown();
+SMALL_BUDGET_THEN_DEFAULT = (
+    "async (budget) => {"
+    + KEEP_PLOT_SNAPSHOT
+    + """
   await wasmbox.Sandbox.warmup();
   const small = await wasmbox.Sandbox.create({ memoryBudgetBytes: budget, timeoutMs: 120000 });
   const smallBooted = (await small.environment()).snapshot;
@@ -111,18 +112,13 @@ SMALL_BUDGET_THEN_DEFAULT = """async (budget) => {
   wasmbox.Sandbox.cooldown();
   return { kept: true, smallBooted, grown: grown.outcome, roomyBooted };
 }"""
+)
 
 
 def test_a_small_memory_budget_leaves_the_plot_ready_spare_to_the_next_session(
     engine: EngineBrowser, server: str
 ) -> None:
-    if lacks(engine.name, "package-snapshot"):
-        pytest.skip("this engine cannot link a package snapshot: its spares boot from the base one")
-    page, _ = open_sdk_page(engine, server)
-    try:
-        outcome = page.evaluate(SMALL_BUDGET_THEN_DEFAULT, 100_000_000)
-    finally:
-        page.close()
+    outcome = on_a_new_page(engine, server, SMALL_BUDGET_THEN_DEFAULT, 100_000_000)
     assert outcome == {
         "kept": True,
         "smallBooted": "base",

@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.sandbox.conftest import SDK_PAGE
+from tests.browser.sandbox.plot_ready import KEEP_PLOT_SNAPSHOT
 
 # Deadlines and graces in wall-clock time: run alone, after the parallel pass (Makefile).
 pytestmark = [pytest.mark.browser, pytest.mark.timing]
@@ -115,25 +116,23 @@ def test_warmup_refuses_an_unknown_refill_rule(browser: Browser, isolated_server
 # Once the page keeps the plot-ready snapshot (its first spare preloads matplotlib and keeps the
 # files when the page is quiet), a plot-ready spare is claimed by a session that runs busy Python
 # for `seconds`; the page's frames are counted at each of `samples` seconds into that run.
-FRAMES_DURING_A_PLOT_READY_SESSION = """async ([seconds, samples]) => {
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const kept = () => performance.getEntriesByName("wasmbox:plot-snapshot-kept").length > 0;
+FRAMES_DURING_A_PLOT_READY_SESSION = (
+    "async ([seconds, samples]) => {"
+    + KEEP_PLOT_SNAPSHOT
+    + """
   const frames = () => document.querySelectorAll("iframe").length;
   await wasmbox.Sandbox.warmup();
-  const until = performance.now() + 90000;
-  while (!kept() && performance.now() < until) await sleep(100);
-  if (!kept()) return { kept: false };
-  wasmbox.Sandbox.cooldown();
-  await wasmbox.Sandbox.warmup();
-  const sb = await wasmbox.Sandbox.create({ timeoutMs: 60000 });
-  const booted = (await sb.environment()).snapshot;
-  const counted = [];
   const code = "import time\\nstart = time.time()\\n" + samples.map((at) =>
     `while time.time() < start + ${at}: pass\\nprint('sample', flush=True)\\n`).join("") +
     `while time.time() < start + ${seconds}: pass\\n`;
+  const counted = [];
+  const sb = await wasmbox.Sandbox.create({ timeoutMs: 60000 });
+  // At once: the page is idle between the claim and the run, and an idle page gets its spare.
   await sb.execute(code, { onStdout: (text) => text.includes("sample") && counted.push(frames()) });
+  const booted = (await sb.environment()).snapshot;
   return { kept: true, booted, counted };
 }"""
+)
 
 
 def test_a_plot_ready_refill_waits_longer_but_not_through_a_long_run(
