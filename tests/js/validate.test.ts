@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LIMITS } from "../../wasm_runtime/protocol/limits.ts";
+import { emptyAudit, errorInfo, nothingStreamed, resultWithoutKernel } from "../../wasm_runtime/protocol/results.ts";
 import { parseWorkerMessage } from "../../wasm_runtime/protocol/validate.ts";
 
 const file = (i: number) => ({ path: `f${i}`, size: 0, mime: "application/octet-stream" });
@@ -37,27 +38,14 @@ test("a file batch is refused when its files together pass the per-request cap",
   assert.ok(one.ok);
 });
 
+// A run's result as the worker sends it: `files` and the audit's fields as given.
+const runResult = (files: unknown, audit: Record<string, unknown> = {}) => {
+  const shape = resultWithoutKernel("OUTCOME_OK", errorInfo("", ""), nothingStreamed(), "");
+  return { type: "result", id: 9, result: { ...shape, error: null, files, audit: { ...emptyAudit(""), ...audit } } };
+};
+
 test("a nested field is named by its path", () => {
-  const result = {
-    outcome: "OUTCOME_OK",
-    stdout: "",
-    stderr: "",
-    truncated: false,
-    value: null,
-    displays: [],
-    files: [],
-    error: null,
-    policy: null,
-  };
-  const audit = {
-    codeSha256: "",
-    filesRead: [42],
-    filesWritten: [],
-    networkAttempts: [],
-    importedModules: [],
-    peakMemoryBytes: null,
-  };
-  const parsed = parseWorkerMessage({ type: "result", id: 1, result: { ...result, audit } });
+  const parsed = parseWorkerMessage(runResult([], { filesRead: [42] }));
   assert.ok(!parsed.ok);
   assert.equal(parsed.refusal.field, "result.audit.filesRead.0");
 });
@@ -98,4 +86,70 @@ test("`imported` carries only a listed module name, nothing else of the run", ()
     assert.ok(!refused.ok, `accepted ${JSON.stringify(module)}`);
     assert.equal(refused.refusal.field, "module");
   }
+});
+
+// The path lists and file lists of a result are checked in one loop (schema.ts: quickList); what
+// that loop does not accept goes to valibot's per-entry check, so a refusal is the same as ever.
+test("10,000 files and their paths are accepted as fresh lists, without the fields added", () => {
+  const files = Array.from({ length: LIMITS.maxListEntries }, (_, i) => ({ ...file(i), extra: i }));
+  const paths = files.map(({ path }) => path);
+  const parsed = parseWorkerMessage(runResult(files, { filesWritten: paths }));
+  assert.ok(parsed.ok && parsed.value.type === "result");
+  const { result } = parsed.value;
+  assert.notEqual(result.files, files);
+  assert.notEqual(result.audit.filesWritten, paths);
+  assert.deepEqual(
+    result.files,
+    Array.from({ length: LIMITS.maxListEntries }, (_, i) => file(i)),
+  );
+  assert.deepEqual(result.audit.filesWritten, paths);
+  assert.ok(result.files.every((entry, i) => entry !== files[i]));
+});
+
+test("a bad entry deep in a long list is refused, named by its index, as valibot names it", () => {
+  const many = (bad: unknown) => Array.from({ length: 5000 }, (_, i) => (i === 4321 ? bad : file(i)));
+  const refusals: [unknown, string, RegExp][] = [
+    [{ ...file(1), size: 1.5 }, "result.files.4321.size", /integer/],
+    [{ ...file(1), size: "0" }, "result.files.4321.size", /number/],
+    [{ ...file(1), size: Number.NaN }, "result.files.4321.size", /number/],
+    [{ ...file(1), path: "p".repeat(4097) }, "result.files.4321.path", /4096/],
+    [{ ...file(1), mime: "m".repeat(257) }, "result.files.4321.mime", /256/],
+    [{ path: "a", size: 0 }, "result.files.4321.mime", /mime/],
+    [null, "result.files.4321", /Object/],
+    ["a", "result.files.4321", /Object/],
+  ];
+  for (const [bad, field, problem] of refusals) {
+    const parsed = parseWorkerMessage(runResult(many(bad)));
+    assert.ok(!parsed.ok, `accepted ${JSON.stringify(bad)}`);
+    assert.deepEqual([parsed.refusal.field, parsed.refusal.id], [field, 9]);
+    assert.match(parsed.refusal.problem, problem);
+  }
+  const paths = (bad: unknown) => Array.from({ length: 5000 }, (_, i) => (i === 4999 ? bad : `f${i}`));
+  for (const [bad, problem] of [
+    [7, /string/],
+    [null, /string/],
+    ["x".repeat(4097), /4096/],
+  ] as const) {
+    const parsed = parseWorkerMessage(runResult([], { filesWritten: paths(bad) }));
+    assert.ok(!parsed.ok, `accepted ${JSON.stringify(bad)}`);
+    assert.equal(parsed.refusal.field, "result.audit.filesWritten.4999");
+    assert.match(parsed.refusal.problem, problem);
+  }
+});
+
+test("a path list that is not a list, or is over the cap, is refused at the list", () => {
+  const over = Array.from({ length: LIMITS.maxListEntries + 1 }, (_, i) => `f${i}`);
+  for (const [filesWritten, problem] of [
+    [over, /10000/],
+    ["f0", /Array/],
+    [{ length: 1, 0: "f0" }, /Array/],
+  ] as const) {
+    const parsed = parseWorkerMessage(runResult([], { filesWritten }));
+    assert.ok(!parsed.ok);
+    assert.equal(parsed.refusal.field, "result.audit.filesWritten");
+    assert.match(parsed.refusal.problem, problem);
+  }
+  const files = Array.from({ length: LIMITS.maxListEntries + 1 }, (_, i) => file(i));
+  const parsed = parseWorkerMessage(runResult(files));
+  assert.ok(!parsed.ok && parsed.refusal.field === "result.files");
 });

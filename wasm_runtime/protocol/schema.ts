@@ -23,6 +23,40 @@ const int = v.pipe(v.number(), v.safeInteger());
 const finite = v.pipe(v.number(), v.finite());
 const list = <T extends v.GenericSchema>(item: T, max: number = LIMITS.maxListEntries) =>
   v.pipe(v.array(item), v.maxLength(max));
+/**
+ * `list(item)`, its entries checked in one plain loop: `entry(value)` is what `item` makes of an
+ * entry it accepts (a fresh value, its schema's fields only), or `undefined` for one it might
+ * refuse. A run that wrote 10,000 files sends 10,000 paths in `files` and again in
+ * `audit.filesWritten`, and valibot's per-entry check (a dataset object per entry and per field)
+ * was most of the page's time receiving them. Whatever the loop does not accept whole (the
+ * list, its length, any entry) goes to `list(item)` itself: a refusal names the same field and
+ * problem, and the types and the JSON Schema (which read the schema, not its `~run`) are its.
+ */
+const quickList = <T extends v.GenericSchema>(
+  item: T,
+  entry: (value: unknown) => v.InferOutput<T> | undefined,
+  max: number = LIMITS.maxListEntries,
+) => {
+  const checked = list(item, max);
+  return {
+    ...checked,
+    "~run"(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
+      const input = dataset.value;
+      if (!Array.isArray(input) || input.length > max) return checked["~run"](dataset, config);
+      const output: v.InferOutput<T>[] = [];
+      for (let i = 0; i < input.length; i++) {
+        const value = entry(input[i]);
+        if (value === undefined) return checked["~run"](dataset, config);
+        output.push(value);
+      }
+      return { typed: true, value: output } as v.OutputDataset<v.InferOutput<T>[], never>;
+    },
+  } as typeof checked;
+};
+const isShortText = (value: unknown): value is string => typeof value === "string" && value.length <= 4096;
+/** A list of paths or names (`shortText` each), checked in one loop. */
+const shortTexts = () => quickList(shortText, (value) => (isShortText(value) ? value : undefined));
+
 // Python's None arrives as undefined after toJs(); both mean "absent", and become null.
 const absentOr = <T extends v.GenericSchema>(schema: T) => v.nullish(schema, null);
 
@@ -64,6 +98,15 @@ export const DisplaySchema = v.pipe(
 
 export const FileInfoSchema = v.object({ path: shortText, size: int, mime: text(256) });
 
+/** A run's files (`FileInfoSchema` each), checked in one loop. */
+const fileInfos = () =>
+  quickList(FileInfoSchema, (value) => {
+    if (typeof value !== "object" || value === null) return undefined;
+    const { path, size, mime } = value as Record<string, unknown>;
+    const fits = isShortText(path) && Number.isSafeInteger(size) && typeof mime === "string" && mime.length <= 256;
+    return fits ? { path, size: size as number, mime } : undefined;
+  });
+
 const NetworkAttemptOutput = v.object({ kind: shortText, target: shortText });
 
 /** An attempt the browser blocked; a bare string (older kernels) is taken as its target. */
@@ -94,10 +137,10 @@ export const ToolCallRecordSchema = v.object({
 
 export const AuditSchema = v.object({
   codeSha256: text(64),
-  filesRead: list(shortText),
-  filesWritten: list(shortText),
+  filesRead: shortTexts(),
+  filesWritten: shortTexts(),
   networkAttempts: list(NetworkAttemptSchema),
-  importedModules: list(shortText),
+  importedModules: shortTexts(),
   peakMemoryBytes: absentOr(finite),
   /** Filled by the host from its own record of the run's tool calls: what the kernel says is dropped. */
   toolCalls: v.pipe(
@@ -117,7 +160,7 @@ export const KernelResultSchema = v.object({
   truncated: v.boolean(),
   value: absentOr(MimeBundleSchema),
   displays: list(DisplaySchema),
-  files: list(FileInfoSchema),
+  files: fileInfos(),
   error: absentOr(ErrorInfoSchema),
   audit: AuditSchema,
   /** Set when the policy refused the run (an extension of DESIGN.md's result). */
@@ -230,7 +273,7 @@ export const WorkerMessageSchema = v.variant("type", [
       ),
     ),
   }),
-  v.object({ type: v.literal("files"), id: int, files: list(FileInfoSchema) }),
+  v.object({ type: v.literal("files"), id: int, files: fileInfos() }),
   v.object({ type: v.literal("environment"), id: int, environment: EnvironmentSchema }),
   // The working directory's data files previewed by the kernel (kernel/workspace.py), bounded.
   v.object({ type: v.literal("workspace"), id: int, preview: text(16_384) }),

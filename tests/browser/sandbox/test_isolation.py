@@ -276,3 +276,58 @@ def test_the_import_policy_is_advisory_and_the_browser_still_holds(
     if reported(sdk.engine, "fetch"):
         attempts = result["audit"]["networkAttempts"]
         assert {"kind": "csp:connect-src", "target": f"{attacker.url}/x"} in attempts
+
+
+# The worker's result for its own run, forged by the run's code on the worker's port to the host
+# (taken as the worker posts a line of output): 6,000 files, one entry of a list made bad (or
+# none). The host checks long lists in one loop (protocol/schema.ts: quickList).
+FORGED_RESULT = """
+import js, json, sys
+from pyodide.ffi import create_proxy
+from wasmbox_kernel.context import DISPATCHER
+ports = []
+post = js.MessagePort.prototype.postMessage
+def taking_the_port(port, *args):
+    ports.append(port)
+    return post.apply(port, js.Array.of(*args))
+js.MessagePort.prototype.postMessage = create_proxy(taking_the_port, capture_this=True)
+try:
+    print("a line", flush=True)
+finally:
+    js.MessagePort.prototype.postMessage = post
+paths = [f"f{i}" for i in range(6000)]
+files = [{"path": p, "size": 0, "mime": "application/octet-stream"} for p in paths]
+BAD
+audit = {"codeSha256": "", "filesRead": [], "filesWritten": paths, "networkAttempts": [],
+         "importedModules": [], "peakMemoryBytes": None}
+result = {"outcome": "OUTCOME_OK", "stdout": "forged", "stderr": "", "truncated": False,
+          "value": None, "displays": [], "files": files, "error": None, "policy": None,
+          "audit": audit}
+message = {"type": "result", "id": int(DISPATCHER.current().run_id), "result": result}
+ports[0].postMessage(js.JSON.parse(json.dumps(message)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        pytest.param("paths[5000] = 7", "result.audit.filesWritten.5000", id="path-not-text"),
+        pytest.param("files[4000]['size'] = 0.5", "result.files.4000.size", id="file-size"),
+        pytest.param("", None, id="accepted"),
+    ],
+)
+def test_a_result_with_a_bad_entry_deep_in_a_long_list_is_refused(
+    sdk: SdkPage, open_sandbox: str, bad: str, field: str | None
+) -> None:
+    """Bad data from the worker is refused however long the list that holds it, with the
+    field named; a well-formed long result is taken whole."""
+    result = sdk.run(open_sandbox, FORGED_RESULT.replace("BAD", bad))
+    if field is None:
+        assert (result["outcome"], result["stdout"]) == ("OUTCOME_OK", "forged")
+        assert result["audit"]["filesWritten"] == [f"f{i}" for i in range(6000)]
+        assert len(result["files"]) == 6000 and result["stateLost"] is False
+        return
+    assert (result["outcome"], result["error"]["name"]) == ("OUTCOME_FAILED", "ProtocolError")
+    assert field in result["error"]["message"]
+    assert result["stateLost"] is True
+    assert sdk.run(open_sandbox, "'still fine'")["value"]["text/plain"] == "'still fine'"
