@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 
-from wasmbox_kernel.audit import MAX_ENTRIES, AuditCollector
+from wasmbox_kernel.audit import MAX_ENTRIES, MAX_WRITTEN, AuditCollector
 from wasmbox_kernel.context import DISPATCHER
 from wasmbox_kernel.fsscan import changed_files
-from wasmbox_kernel.protocol_data import guess_mime
+from wasmbox_kernel.protocol_data import LIMITS, guess_mime
 
 
 def test_code_hash(run, kernel):
@@ -170,11 +171,99 @@ def test_paths_outside_cwd_stay_absolute_and_library_files_are_left_out(tmp_path
 
 
 def test_the_file_lists_stop_at_their_cap(tmp_path):
+    """Files read at 1,000; files written at the protocol's list cap, as `files` is."""
     collector = AuditCollector(str(tmp_path), ())
-    for i in range(MAX_ENTRIES + 5):
-        collector.on_event("open", (str(tmp_path / f"{i}"), "w", 0))
-    collector.on_event("open", (str(tmp_path / "read"), "r", 0))
-    assert (len(collector.files_written), collector.files_read) == (MAX_ENTRIES, {"read"})
+    for i in range(MAX_WRITTEN + 5):
+        collector.on_event("open", (str(tmp_path / f"w{i}"), "w", 0))
+        collector.on_event("open", (f"r{i}", "r", 0))
+    assert MAX_WRITTEN == LIMITS["maxListEntries"] > MAX_ENTRIES
+    assert (len(collector.written([])), len(collector.files_read)) == (MAX_WRITTEN, MAX_ENTRIES)
+
+
+def test_files_written_and_gone_are_all_listed_past_a_thousand(run, kernel):
+    """A run's temporary files are in filesWritten however many there are (up to the list cap),
+    not only its first 1,000 opens: the scan lists every file kept, the hook those removed."""
+    code = (
+        "import os\n"
+        "for i in range(1200):\n"
+        "    open(f'tmp{i}', 'w').close()\n"
+        "    os.remove(f'tmp{i}')\n"
+        "open('kept', 'w').close()"
+    )
+    result = run(kernel, code)
+    assert [f["path"] for f in result["files"]] == ["kept"]
+    assert result["audit"]["filesWritten"] == sorted(["kept", *(f"tmp{i}" for i in range(1200))])
+
+
+def test_files_written_stop_at_the_list_cap_with_the_scans_files(tmp_path):
+    """The opens and the scan's changes together: never a list the host would refuse."""
+    collector = AuditCollector(str(tmp_path), ())
+    for i in range(5):
+        collector.on_event("open", (f"/elsewhere/{i}", "w", 0))
+    changed = sorted(f"f{i:05}" for i in range(MAX_WRITTEN))
+    written = collector.written(changed)
+    assert len(written) == MAX_WRITTEN
+    assert written[:5] == [f"/elsewhere/{i}" for i in range(5)]
+
+
+def test_relative_paths_follow_the_directory_the_run_moves_to(run, kernel, tmp_path):
+    """An open's relative path is the working directory's until the run (or a task) changes
+    directory, by os.chdir or os.fchdir; then it is worked out from where it is."""
+    (tmp_path / "sub").mkdir()
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    code = (
+        "import os\n"
+        "open('a', 'w').close()\n"
+        "os.chdir('sub')\n"
+        "open('b', 'w').close()\n"
+        f"os.chdir({str(outside)!r})\n"
+        "open('c', 'w').close()\n"
+        f"fd = os.open({str(tmp_path)!r}, os.O_RDONLY)\n"
+        "os.fchdir(fd)\n"
+        "os.close(fd)\n"
+        "open('d', 'w').close()\n"
+        "open('sub/../e', 'w').close()\n"
+        "open('./f', 'w').close()\n"
+        "open('..g', 'w').close()\n"
+        "open('sub/./i', 'w').close()"
+    )
+    written = run(kernel, code)["audit"]["filesWritten"]
+    assert written == sorted(["a", "sub/b", str(outside / "c"), "d", "e", "f", "..g", "sub/i"])
+
+
+def test_a_path_noted_as_opened_is_worked_out_as_the_full_path_would_be(tmp_path):
+    """Paths opened for writing are worked out at the end from the working directory: the same
+    as each open's absolute path gives, library files left out."""
+    cwd, lib = tmp_path / "work", tmp_path / "lib"
+    cwd.mkdir()
+    targets = ["a", "a/b", ".", "..a", "a..", "a/..b", ".a/b", "a/.b", "é/ü", "a b", "a\\b"]
+    targets += ["./a", "a//b", "a/", "a/.", "a/..", "..", "../a", "a/../../b", "../lib/x.py"]
+    targets += [str(cwd / "c"), str(lib / "y.py"), str(tmp_path / "z"), "/", "//d"]
+    cwd_now = os.getcwd()
+    os.chdir(cwd)
+    try:
+        as_given, absolute = (AuditCollector(str(cwd), (str(lib),)) for _ in range(2))
+        for target in targets:
+            as_given.on_event("open", (target, "w", 0))
+            absolute.on_event("open", (os.fsencode(os.path.abspath(target)), "w", 0))
+    finally:
+        os.chdir(cwd_now)
+    assert as_given.written(["a"]) == absolute.written(["a"])
+    assert "a/b" in as_given.written([]) and str(lib / "y.py") not in as_given.written([])
+
+
+def test_a_file_reopened_many_times_is_noted_once(tmp_path):
+    collector = AuditCollector(str(tmp_path), ())
+    cwd_now = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for _ in range(5 * MAX_WRITTEN):
+            collector.on_event("open", ("log.txt", "a", 0))
+    finally:
+        os.chdir(cwd_now)
+    assert len(collector._opened) < 4 * MAX_WRITTEN  # worked out as it went: memory stays bounded
+    assert collector.written([]) == ["log.txt"]
 
 
 class Changes:

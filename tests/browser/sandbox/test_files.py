@@ -44,6 +44,27 @@ def test_a_write_after_a_run_that_changed_no_file_is_reported(sdk: SdkPage, sand
     assert written["files"] == [{"path": "late.txt", "size": 1, "mime": "text/plain"}]
 
 
+def test_files_written_name_every_file_a_run_wrote(sdk: SdkPage, sandbox: str) -> None:
+    """audit.filesWritten: the files a run kept and the 1,200 it removed again (past the 1,000
+    that files read stop at), each path from the directory it was opened in."""
+    code = (
+        "import os\n"
+        "os.makedirs('tmp', exist_ok=True)\n"
+        "for i in range(1200):\n"
+        "    open(f'tmp/{i}', 'w').close()\n"
+        "    os.remove(f'tmp/{i}')\n"
+        "os.chdir('tmp')\n"
+        "open('kept.txt', 'w').write('1')\n"
+        "open('../top.txt', 'w').write('2')\n"
+        "os.chdir('..')"
+    )
+    result = sdk.run(sandbox, code)
+    assert result["outcome"] == "OUTCOME_OK", result["error"]
+    assert [f["path"] for f in result["files"]] == ["tmp/kept.txt", "top.txt"]
+    removed = [f"tmp/{i}" for i in range(1200)]
+    assert result["audit"]["filesWritten"] == sorted([*removed, "tmp/kept.txt", "top.txt"])
+
+
 @pytest.mark.parametrize(
     "path",
     [

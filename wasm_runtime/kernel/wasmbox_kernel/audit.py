@@ -3,7 +3,8 @@
 It notes files opened (read or written) and network attempts. Files under the library roots
 (`sys.path`, the prefixes, system directories; never the working directory) are left out:
 importing a package or drawing text reads hundreds of them. Lists are capped so a loop cannot
-grow the result without bound.
+grow the result without bound: files read and network attempts at 1,000, files written at the
+protocol's list cap, as `files` is (every file a run leaves new or changed is also written).
 """
 
 from __future__ import annotations
@@ -11,13 +12,19 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Iterable
+from typing import ClassVar
 
+from .protocol_data import LIMITS
 from .result import NetworkAttempt
 
 AUDITED_EVENTS = frozenset(
     {"open", "socket.connect", "socket.getaddrinfo", "urllib.Request", "http.client.connect"}
 )
 MAX_ENTRIES = 1000
+MAX_WRITTEN = LIMITS["maxListEntries"]
+# Paths opened for writing kept as given before they are worked out (a loop reopening one file).
+_OPENED_AT_MOST = 4 * MAX_WRITTEN
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _WRITE_MODES = frozenset("wax+")
 
@@ -41,11 +48,22 @@ def library_roots(cwd: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 class AuditCollector:
+    # The process's "os.chdir" audit events so far (os.chdir, os.fchdir), whichever run or task
+    # made them: the dispatcher counts them. An open after one asks where the directory is.
+    directory_moves: ClassVar[int] = 0
+
     def __init__(self, cwd: str, roots: tuple[str, ...]) -> None:
         self._cwd, self._cwd_prefix, self._root_set, self._root_prefixes = _tests(cwd, roots)
         self.files_read: set[str] = set()
         self.files_written: set[str] = set()
         self.network: list[NetworkAttempt] = []
+        # Paths opened for writing as they were given: absolute, or relative to the working
+        # directory (the process's then). Working each out at its open (getcwd, join, normalise)
+        # was most of the hook's cost in a loop creating files, whose paths the scan lists anyway.
+        self._opened: list[str] = []
+        # Whether the process's directory is the working directory, as of `directory_moves`.
+        self._in_cwd = False
+        self._in_cwd_as_of = -1
 
     def on_event(self, event: str, args: tuple[object, ...]) -> None:
         if event == "open":
@@ -68,9 +86,23 @@ class AuditCollector:
                 writes = not _WRITE_MODES.isdisjoint(mode)
             else:
                 writes = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
-            bucket = self.files_written if writes else self.files_read
-            if len(bucket) >= MAX_ENTRIES:
-                return  # full: the path would not be noted, so it is not even worked out
+            if writes:
+                if len(self.files_written) >= MAX_WRITTEN:
+                    return  # full: the path would not be noted, so it is not even worked out
+                asked = self._in_cwd_as_of == self.directory_moves  # no chdir since it was asked
+                in_cwd = self._in_cwd if asked else self._ask_where()
+                if type(target) is str and (in_cwd or target[:1] == "/"):
+                    # Noted as it is, worked out at the end of the run (`written`), most not at all.
+                    opened = self._opened
+                    opened.append(target)
+                    if len(opened) >= _OPENED_AT_MOST:
+                        self._work_out(opened)
+                    return
+                bucket = self.files_written
+            else:
+                bucket = self.files_read
+                if len(bucket) >= MAX_ENTRIES:
+                    return
             path = os.path.abspath(os.fsdecode(target))
             if path in self._root_set or path.startswith(self._root_prefixes):
                 return
@@ -80,11 +112,35 @@ class AuditCollector:
 
     def written(self, changed: list[str]) -> list[str]:
         """The files the run wrote, sorted: those it opened for writing and `changed` (the scan's
-        new or changed files, sorted). When every open is among `changed` (a loop that created
-        the files), `changed` itself: thousands of paths are not put in a set and sorted again."""
+        new or changed files, sorted), the first MAX_WRITTEN of them (the host refuses a longer
+        list). A path opened as the scan lists it (relative, plain) is not worked out; when every
+        open is among `changed` (a loop that created the files), `changed` itself: thousands of
+        paths are not put in a set and sorted again."""
+        if self._opened:
+            self._work_out(set(self._opened).difference(changed))
         if self.files_written.difference(changed):
-            return sorted(self.files_written.union(changed))
+            return sorted(self.files_written.union(changed))[:MAX_WRITTEN]
         return changed
+
+    def _work_out(self, targets: Iterable[str]) -> None:
+        """Paths noted as opened (absolute, or relative to the working directory) into
+        `files_written`, as `on_open` would have noted them, until it is full; `_opened` is
+        emptied."""
+        self._opened = []
+        for target in dict.fromkeys(targets):
+            if len(self.files_written) >= MAX_WRITTEN:
+                return
+            path = os.path.normpath(os.path.join(self._cwd, target))
+            if path not in self._root_set and not path.startswith(self._root_prefixes):
+                self.files_written.add(self.relative(path))
+
+    def _ask_where(self) -> bool:
+        """Whether the process's directory is the working directory, asked of the file system at
+        the run's first open and after an "os.chdir" event (the run's own `cd`, or a task's)."""
+        where = os.getcwd()  # raises when the directory is gone: asked again at the next open
+        self._in_cwd_as_of = AuditCollector.directory_moves
+        self._in_cwd = where == self._cwd
+        return self._in_cwd
 
     def relative(self, path: str) -> str:
         """`path` (absolute and normalised) relative to the working directory when inside it,

@@ -62,6 +62,8 @@ class Dispatcher:
             run = self._current.get()
             if run is not None and run.on_import is not None:
                 run.on_import(args[0])
+        elif event == "os.chdir":
+            AuditCollector.directory_moves += 1
 
     def _install_audit_hook(self) -> None:
         if not self._hooked:
