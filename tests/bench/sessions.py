@@ -6,6 +6,7 @@ visit was closed before that (the files read from the server). Figures only, no 
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -148,6 +149,25 @@ W11_RESUME = """async (id) => {
   return { resume: t1 - t0, sinceNavigation: t1, value: r.value["text/plain"], steps };
 }"""
 
+# The same resume on a page that has been open a while with a warm spare that preloaded numpy
+# and pandas (as the app's spare does): waits until that spare has imported both (at most 20 s;
+# a build without the `preloaded` message waits the 20 s), then times as W11_RESUME.
+W11_WARM_SPARE_RESUME = (
+    """async (id) => {
+  await wasmbox.Sandbox.warmup({ packages: ["numpy", "pandas"] });
+  const preloaded = () => performance.getEntriesByName("wasmbox:worker:preloaded").length;
+  const t = performance.now();
+  while (preloaded() < 2 && performance.now() - t < 20000)
+    await new Promise((r) => setTimeout(r, 100));
+  const waited = performance.now() - t;
+  const resumed = await ("""
+    + W11_RESUME
+    + """)(id);
+  const intoSpare = performance.getEntriesByName("wasmbox:spare-claimed-with-packages").length > 0;
+  return { ...resumed, waited, intoSpare };
+}"""
+)
+
 KEEP_TIMEOUT_S = 60
 
 
@@ -208,6 +228,50 @@ def w10(page: EnginePage, w2_median: float, runs: int, row: Callable[[str, str],
     row("W10 once per device: the package snapshot kept after the first save", figures["keep"])
 
 
+def w11_warm_spare(
+    pages: dict[str, EnginePage],
+    builds: dict[str, str],
+    ids: dict[str, str],
+    runs: int,
+    visit: Callable[[EnginePage, str], EnginePage],
+    row: Callable[[str, str], None],
+) -> None:
+    """W11 on a page whose warm spare has preloaded numpy and pandas, alternating builds."""
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
+    for run in range(runs):
+        order = list(builds) if run % 2 == 0 else list(reversed(builds))
+        for name in order:
+            visit(pages[name], builds[name])
+            samples[name].append(pages[name].evaluate(W11_WARM_SPARE_RESUME, ids[name]))
+    medians = {}
+    for name, got in samples.items():
+        medians[name] = statistics.median(s["resume"] for s in got)
+        into = sum(1 for s in got if s["intoSpare"])
+        waited = statistics.median(s["waited"] for s in got)
+        row(
+            f"W11 resume, warm spare with numpy+pandas ({name})",
+            summary([s["resume"] for s in got])
+            + f"  into the spare {into}/{len(got)}; waited {waited:.0f} ms for its preload",
+        )
+        if name == "this build":
+            for step in (
+                "read",
+                "engine",
+                "files",
+                "packages",
+                "imports",
+                "unpickle",
+                "reply",
+                "run",
+            ):
+                row(f"W11   {STEPS[step]}", step_summary([s["steps"][step] for s in got]))
+    if "baseline" in medians:
+        ratio = medians["this build"] / medians["baseline"]
+        row("W11   warm spare, this/baseline (medians)", f"{ratio:8.2f}x")
+    averages = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    row("load after the warm-spare rows", f"load average {averages}")
+
+
 def w11(
     browser: EngineBrowser,
     url: str,
@@ -246,6 +310,7 @@ def w11(
         "W11 same, from navigation start",
         summary([s["sinceNavigation"] for s in ours]) + f"  value={ours[0]['value']}",
     )
+    w11_warm_spare(pages, builds, ids, runs, visit, row)
     # The first resume on a device whose saving visit was closed before it had kept the files.
     cold = []
     for _ in range(max(1, runs // 2)):

@@ -77,6 +77,18 @@ test("`booted` names the snapshot the worker started from, one of the known ones
   }
 });
 
+test("`preloaded` carries a bounded list of package names and nothing else", () => {
+  const parsed = parseWorkerMessage({ type: "preloaded", packages: ["numpy", "pandas"], heap: [1] });
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.value, { type: "preloaded", packages: ["numpy", "pandas"] });
+  const tooMany = Array.from({ length: 201 }, (_, i) => `p${i}`);
+  for (const packages of [undefined, "numpy", [7], ["x".repeat(101)], tooMany]) {
+    const refused = parseWorkerMessage({ type: "preloaded", packages });
+    assert.ok(!refused.ok, `accepted ${String(packages).slice(0, 40)}`);
+    assert.match(refused.refusal.field, /^packages/);
+  }
+});
+
 test("`imported` carries only a listed module name, nothing else of the run", () => {
   const parsed = parseWorkerMessage({ type: "imported", id: 4, module: "plotly", text: "dropped" });
   assert.ok(parsed.ok);

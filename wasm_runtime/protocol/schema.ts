@@ -258,6 +258,10 @@ export const WorkerMessageSchema = v.variant("type", [
   // Run `id` imported one of ANNOUNCED_IMPORTS for the first time in this worker: a name from
   // that fixed list and nothing else (the host takes each name once per worker: sdk/engine.ts).
   v.object({ type: v.literal("imported"), id: int, module: v.picklist(ANNOUNCED_IMPORTS) }),
+  // An unclaimed spare's runtime packages loaded and imported so far (its snapshot's, then each
+  // preload step's): the pool may give it to a resume whose variables need only these
+  // (sdk/pool.ts). Taken only from a spare no session has had: a claimed worker's is ignored.
+  v.object({ type: v.literal("preloaded"), packages: list(text(100), 200) }),
   v.object({ type: v.literal("result"), id: int, result: KernelResultSchema }),
   v.object({ type: v.literal("done"), id: int }),
   v.object({ type: v.literal("file"), id: int, data: bytes(LIMITS.maxFileBytes) }),

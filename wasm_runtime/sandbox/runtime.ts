@@ -131,8 +131,14 @@ export async function initRuntime(
  * so the first `import pandas` of a session is instant. Unknown names are ignored. Each package
  * is one step, taken only once `idle()` resolves: a cell never waits for a preload it did not ask
  * for (it did, up to the watchdog's package grace, and a run's deadline went by before it began).
+ * `stepDone` is called once each package is loaded, imported and warmed.
  */
-export async function preloadPackages(runtime: Runtime, packages: string[], idle: () => Promise<void>): Promise<void> {
+export async function preloadPackages(
+  runtime: Runtime,
+  packages: string[],
+  idle: () => Promise<void>,
+  stepDone: () => void = () => undefined,
+): Promise<void> {
   const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
   // Booted from the plot-ready snapshot: its packages were preloaded and warmed when it was made.
   const done = runtime.bootedFrom === "plot" ? (runtime.manifest.plotSnapshot?.packages ?? []) : [];
@@ -152,6 +158,7 @@ export async function preloadPackages(runtime: Runtime, packages: string[], idle
       // What the package's first use pays once more (matplotlib: its first figure), paid now.
       await idle();
       plotting.warm_package(name);
+      stepDone();
     }
   } finally {
     plotting.destroy();

@@ -111,6 +111,14 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
     }
   };
 
+  // Until a session claims this worker (its `configure`), the host hears which packages it has
+  // loaded and imported: a resume whose variables need only these may take it (sdk/pool.ts).
+  let claimed = false;
+  const tellPreloaded = (): void => {
+    const packages = Object.keys(runtime.pyodide.loadedPackages);
+    if (!claimed && packages.length) post({ type: "preloaded", packages });
+  };
+
   const handle = async (request: WorkerRequest): Promise<void> => {
     const { id } = request;
     // Any other request may change what is in use: the next run measures afresh.
@@ -122,8 +130,11 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
           // Its imports fill the heap between runs: each step makes the next run measure afresh.
           // A spare's idle preload (`quietMs`) never slows a session that runs cells back to back:
           // after a claim it goes on only in the session's pauses.
-          void preloadPackages(runtime, request.packages, () =>
-            (request.quietMs ? quietFor(request.quietMs) : noCell()).then(() => memoryFigures.forget()),
+          void preloadPackages(
+            runtime,
+            request.packages,
+            () => (request.quietMs ? quietFor(request.quietMs) : noCell()).then(() => memoryFigures.forget()),
+            tellPreloaded,
           )
             .catch((e: unknown) => void loaderLog.push(`preload: ${e}`))
             .finally(() => memoryFigures.forget());
@@ -132,6 +143,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
           await rehearse(runtime, request.exercise, () => waiting > 0);
           return post({ type: "done", id });
         case "configure":
+          claimed = true;
           memoryBudget?.set(request.config.memoryBudgetBytes);
           kernel = await initKernel(runtime, request.config);
           // The kernel rescans its files only after a change, and walks them in JavaScript.
@@ -201,6 +213,7 @@ async function start({ runtimeUrl, snapshot, pushed, interrupt, answers, port }:
     memoryBytes: memoryBytes(runtime.pyodide),
     steps: bootSteps(),
   });
+  tellPreloaded(); // a package or plot-ready boot's packages are in already
   booted(handle);
 }
 

@@ -46,12 +46,13 @@ async function attach(
   restart: boolean,
   restoring: Promise<void> | undefined,
 ): Promise<Engine | null> {
-  const snapshot = await startSnapshotFor(session.packagesFor(restart));
+  const packages = session.packagesFor(restart);
+  const snapshot = await startSnapshotFor(packages);
   // A new engine takes requests before its worker has booted: the session's files and variables
   // are sent as soon as they are here, so that copying tens of MB to the worker overlaps its boot.
   let reachable!: (engine: Engine) => void;
   const early = new Promise<Engine>((resolve) => (reachable = resolve));
-  const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable, settings.memoryBudgetBytes);
+  const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable, packages, settings.memoryBudgetBytes);
   booted.catch(() => undefined); // awaited below
   const [engine, gathered] = await Promise.all([
     Promise.race([early, booted]),

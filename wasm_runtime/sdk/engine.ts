@@ -137,6 +137,11 @@ export class Engine {
   memoryBudget: MemoryBudgetHeld = "after-run";
   /** Its worker's memory once booted, in bytes (set once booted; 0 if it did not say). */
   bootMemoryBytes = 0;
+  /**
+   * The runtime packages its worker said it has loaded and imported, while no session had it
+   * (protocol: `preloaded`): what a spare holds. Read only by the pool, for unclaimed spares.
+   */
+  preloaded: ReadonlySet<string> = new Set();
 
   private constructor(
     private readonly iframe: HTMLIFrameElement,
@@ -271,6 +276,9 @@ export class Engine {
       this.bootMemoryBytes = message.memoryBytes;
       this.bootWaiter?.(message);
       this.bootWaiter = null;
+    } else if (message.type === "preloaded") {
+      this.preloaded = new Set(message.packages);
+      mark("worker:preloaded");
     } else if (message.type === "stream") {
       this.runs.get(message.id)?.onStream(message.name, message.text);
     } else if (message.type === "imported") {

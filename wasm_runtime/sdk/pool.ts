@@ -9,6 +9,8 @@ import { mark } from "./marks.js";
 import { keepPlotSnapshot, plotSpareLikely, spareSnapshot } from "./plot-snapshot.js";
 
 const spares = new Map<string, Promise<Engine>>();
+/** Each spare once its worker has booted. */
+const bootedSpares = new WeakMap<Promise<Engine>, Engine>();
 
 // A spare's boot takes a core for about a second, which would slow the first runs of the sandbox
 // that just claimed the last one (`make bench-sandbox` shows by how much). So the next spare
@@ -108,6 +110,7 @@ function refill(frameUrl: string, activity: Activity, packages: string[] = []): 
   spares.set(frameUrl, spare);
   spare.then(
     (engine) => {
+      bootedSpares.set(spare, engine);
       // In the background: nothing waits for either. A preload's imports warm the code too, and a
       // spare claimed as it booted has someone waiting: it does not rehearse.
       if (packages.length)
@@ -134,12 +137,21 @@ const PLOT_SPARE_BUDGET_SHARE = 0.25;
 const leavesRoom = (engine: Engine, memoryBudgetBytes: number): boolean =>
   engine.bootedFrom !== "plot" || engine.bootMemoryBytes <= memoryBudgetBytes * PLOT_SPARE_BUDGET_SHARE;
 
+/** `frameUrl`'s spare if it has booted and already loaded and imported every one of `packages`. */
+function spareHolding(frameUrl: string, packages: readonly string[]): Engine | null {
+  const spare = spares.get(frameUrl);
+  const engine = spare ? bootedSpares.get(spare) : undefined;
+  return engine?.alive && packages.every((name) => engine.preloaded.has(name)) ? engine : null;
+}
+
 /**
- * A booted engine: the spare when there is one and it leaves `memoryBudgetBytes` room; a new spare starts once `activity` says the page is
- * idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
+ * A booted engine: the spare when there is one and it leaves `memoryBudgetBytes` room; a new
+ * spare starts once `activity` says the page is idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
  * CPU, which a spare's boot would share (the 1.5 s cap above is for a plain start's brief work).
- * A `snapshot` other than "base" gets an engine of its own; the spare (booted from the base or
- * the plot-ready snapshot) stays.
+ * A `snapshot` other than "base" (variables that need `packages`) gets an engine of its own,
+ * unless the spare has booted and already imported all of `packages` (a page's warm spare that
+ * preloaded them, or a plot-ready one): a resume then skips the package snapshot's boot, whose
+ * side modules' compile alone takes about a second in Firefox. Otherwise the spare stays.
  * An engine started here is given to `reachable` before it has booted (Engine.start).
  */
 export async function claimEngine(
@@ -148,9 +160,18 @@ export async function claimEngine(
   hold: Promise<unknown> = Promise.resolve(),
   snapshot: StartSnapshot = "base",
   reachable?: (engine: Engine) => void,
+  packages: readonly string[] = [],
   memoryBudgetBytes = Infinity,
 ): Promise<Engine> {
-  if (snapshot !== "base") return Engine.start(frameUrl, activity, snapshot, reachable);
+  if (snapshot !== "base") {
+    const holding = spareHolding(frameUrl, packages);
+    if (!holding || !leavesRoom(holding, memoryBudgetBytes))
+      return Engine.start(frameUrl, activity, snapshot, reachable);
+    mark("spare-claimed-with-packages");
+    spares.delete(frameUrl);
+    refillWhenIdle(frameUrl, activity, hold);
+    return holding;
+  }
   const spare = spares.get(frameUrl);
   spares.delete(frameUrl);
   let engine = spare ? await spare.catch(() => null) : null;

@@ -4,8 +4,12 @@ import { Sandbox, type FileInfo, type StartProgress } from "wasmbox";
 import { MAX_UPLOAD_BYTES, safeFileName, saveBytes } from "../ui/files.js";
 
 // Data questions nearly always import numpy and pandas, and a chart is the most common answer:
-// the spare loads and imports them, and draws one throwaway figure, while the user types.
+// the spare loads and imports them, and draws one throwaway figure, while the user types. The
+// spares that replace it import them too once the page is quiet: a saved conversation opened
+// later then resumes into such a spare, without booting a worker from the package snapshot.
 const WARM_PACKAGES = ["numpy", "pandas", "matplotlib"];
+const warmup = (): Promise<void> =>
+  Sandbox.warmup({ packages: WARM_PACKAGES, refill: "quiet", idlePackages: WARM_PACKAGES });
 
 /** The per-run deadline: 30 s, or `?timeoutMs=` on the page URL (1 s to 10 min). */
 export const RUN_TIMEOUT_MS = ((): number => {
@@ -27,14 +31,14 @@ export class Session {
 
   /** A new conversation's sandbox; unsaved where the browser refuses storage. */
   static async start(onProgress: OnProgress): Promise<Session> {
-    void Sandbox.warmup({ packages: WARM_PACKAGES, refill: "quiet" });
+    void warmup();
     const persist = canPersist();
     return new Session(await Sandbox.create({ timeoutMs: RUN_TIMEOUT_MS, onProgress, persist }), persist);
   }
 
   /** A saved conversation's sandbox, with its files and variables back (SessionLocked if open elsewhere). */
   static async resume(id: string, onProgress: OnProgress): Promise<Session> {
-    void Sandbox.warmup({ packages: WARM_PACKAGES, refill: "quiet" });
+    void warmup();
     return new Session(await Sandbox.resume(id, { onProgress }), true);
   }
 
