@@ -54,8 +54,11 @@ async function attach(
   const early = new Promise<Engine>((resolve) => (reachable = resolve));
   const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable, packages, settings.memoryBudgetBytes);
   booted.catch(() => undefined); // awaited below
+  const reached = Promise.race([early, booted]);
+  // Before the session's files and variables are read: the worker loads what they need meanwhile.
+  void reached.then((engine) => session.preload(engine, restart), () => undefined);
   const [engine, gathered] = await Promise.all([
-    Promise.race([early, booted]),
+    reached,
     session.gather(restart).then(
       (resuming) => ({ resuming }),
       (error: unknown) => ({ error }),
@@ -67,9 +70,8 @@ async function attach(
   }
   if (closed()) return killed(engine);
   const { resuming } = gathered; // a resume or a fork (their steps are marked)
-  // Every request that makes `engine` the sandbox's, posted at once (the worker takes them in
-  // order): the saved packages' preload, the configuration, the mirrored files, the variables.
-  session.preload(engine);
+  // Every other request that makes `engine` the sandbox's, posted at once (the worker takes them
+  // in order, after the preload above): the configuration, the mirrored files, the variables.
   const configured = engine
     .call({ type: "configure", config: settings.kernel })
     .then((reply) => void expectReply(reply, "done"));

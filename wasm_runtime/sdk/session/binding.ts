@@ -16,6 +16,9 @@ import { capture, newRecord, PersistedSession, type Carried, type ResumeReport }
 import { askPersistentStorage } from "./storage.js";
 import type { HistoryEntry } from "./store.js";
 
+/** What the worker restores variables with (sandbox/state.ts). */
+const PICKLER = "cloudpickle";
+
 /** What a binding needs of its sandbox. */
 export interface SandboxSide {
   /** Run `task` on the sandbox's queue, with its engine. */
@@ -147,10 +150,15 @@ export class SessionBinding {
     return resuming;
   }
 
-  /** Posted first to a new worker: the carried variables' packages, which it loads while it takes the files. */
-  preload(engine: Engine): void {
-    const packages = this.carried?.state?.packages ?? [];
-    if (packages.length) void engine.call({ type: "preload", packages }).catch(() => undefined);
+  /**
+   * Posted first to a new worker, as soon as it takes requests (before the files and variables
+   * are read): the packages the variables need and the pickler that restores them, which the
+   * worker loads while the rest is read and sent (a spare that holds the packages lacks only it).
+   */
+  preload(engine: Engine, restart: boolean): void {
+    if (!this.restores(restart)) return;
+    const packages = [...this.packagesFor(restart), PICKLER];
+    void engine.call({ type: "preload", packages }).catch(() => undefined);
   }
 
   /**
