@@ -264,7 +264,8 @@ def w11_warm_spare(
                 "reply",
                 "run",
             ):
-                row(f"W11   {STEPS[step]}", step_summary([s["steps"][step] for s in got]))
+                label = f"W11   warm spare: {STEPS[step]}"
+                row(label, step_summary([s["steps"][step] for s in got]))
     if "baseline" in medians:
         ratio = medians["this build"] / medians["baseline"]
         row("W11   warm spare, this/baseline (medians)", f"{ratio:8.2f}x")
