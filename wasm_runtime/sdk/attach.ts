@@ -56,7 +56,10 @@ async function attach(
   booted.catch(() => undefined); // awaited below
   const reached = Promise.race([early, booted]);
   // Before the session's files and variables are read: the worker loads what they need meanwhile.
-  void reached.then((engine) => session.preload(engine, restart), () => undefined);
+  void reached.then(
+    (engine) => session.preload(engine, restart),
+    () => undefined,
+  );
   const [engine, gathered] = await Promise.all([
     reached,
     session.gather(restart).then(
