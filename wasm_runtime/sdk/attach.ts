@@ -52,7 +52,13 @@ async function attach(
   // are sent as soon as they are here, so that copying tens of MB to the worker overlaps its boot.
   let reachable!: (engine: Engine) => void;
   const early = new Promise<Engine>((resolve) => (reachable = resolve));
-  const booted = claimEngine(frameUrl, activity, restoring, snapshot, reachable, packages, settings.memoryBudgetBytes);
+  const booted = claimEngine(frameUrl, activity, {
+    hold: restoring,
+    snapshot,
+    reachable,
+    packages,
+    memoryBudgetBytes: settings.memoryBudgetBytes,
+  });
   booted.catch(() => undefined); // awaited below
   const reached = Promise.race([early, booted]);
   // Before the session's files and variables are read: the worker loads what they need meanwhile.

@@ -144,6 +144,20 @@ function spareHolding(frameUrl: string, packages: readonly string[]): Engine | n
   return engine?.alive && packages.every((name) => engine.preloaded.has(name)) ? engine : null;
 }
 
+/** What a sandbox claiming an engine brings (sdk/attach.ts). */
+export interface Claim {
+  /** Settles once the claimer's restore is done: the replacement spare's boot waits for it. */
+  hold?: Promise<unknown>;
+  /** What the claimer's worker must start from (a resume's variables need the package snapshot). */
+  snapshot?: StartSnapshot;
+  /** Given an engine started here before it has booted (Engine.start). */
+  reachable?: (engine: Engine) => void;
+  /** The runtime packages the claimer's variables need. */
+  packages?: readonly string[];
+  /** The claimer's memoryBudgetBytes. */
+  memoryBudgetBytes?: number;
+}
+
 /**
  * A booted engine: the spare when there is one and it leaves `memoryBudgetBytes` room; a new
  * spare starts once `activity` says the page is idle, and never before `hold` settles: a resume's package loading and unpickling take seconds of
@@ -157,11 +171,7 @@ function spareHolding(frameUrl: string, packages: readonly string[]): Engine | n
 export async function claimEngine(
   frameUrl: string,
   activity: Activity,
-  hold: Promise<unknown> = Promise.resolve(),
-  snapshot: StartSnapshot = "base",
-  reachable?: (engine: Engine) => void,
-  packages: readonly string[] = [],
-  memoryBudgetBytes = Infinity,
+  { hold = Promise.resolve(), snapshot = "base", reachable, packages = [], memoryBudgetBytes = Infinity }: Claim = {},
 ): Promise<Engine> {
   if (snapshot !== "base") {
     const holding = spareHolding(frameUrl, packages);
