@@ -487,30 +487,36 @@ KEEP_PLOT_SNAPSHOT = """async (timeoutMs) => {
 def first_plot_devices(browser: EngineBrowser, url: str, row: Row) -> None:
     """A first plot at once in a new document, on a device (browser storage) that has not kept
     the plot-ready snapshot (a new page each sample) and on one that has (one page, visited again
-    each sample); with WASMBOX_BENCH_BASELINE=DIR, DIR's build on a new page too. A sample of
+    each sample); with WASMBOX_BENCH_BASELINE=DIR, DIR's build on both devices too. A sample of
     each in turn, so all see the same load."""
     baseline = os.environ.get("WASMBOX_BENCH_BASELINE")
     code = files_plots.FIRST_PLOT
     args = [code, files_plots.PLOT_TIMEOUT_MS]
+    fresh_name = "this build, device without the plot-ready snapshot"
+    kept_name = "this build, device that kept the plot-ready snapshot"
     with contextlib.ExitStack() as stack:
-        kept_page = stack.enter_context(contextlib.closing(open_page(browser, url)))
-        if not kept_page.evaluate(KEEP_PLOT_SNAPSHOT, files_plots.PLOT_TIMEOUT_MS):
-            raise RuntimeError("the page did not keep the plot-ready snapshot")
-        builds = {"this build, device without the plot-ready snapshot": url}
+        builds = {fresh_name: url}
+        kept_builds = {kept_name: url}
         if baseline:
-            builds[f"baseline {Path(baseline).name}"] = stack.enter_context(
-                checkout_server(Path(baseline), browser.name)
-            )
-        samples: dict[str, list[dict[str, Any]]] = {name: [] for name in builds}
-        kept_name = "this build, device that kept the plot-ready snapshot"
-        samples[kept_name] = []
+            where = stack.enter_context(checkout_server(Path(baseline), browser.name))
+            builds[f"baseline {Path(baseline).name}"] = where
+            kept_builds[f"baseline {Path(baseline).name}, device that kept it"] = where
+        kept_pages = {}
+        for name, where in kept_builds.items():
+            page = stack.enter_context(contextlib.closing(open_page(browser, where)))
+            if not page.evaluate(KEEP_PLOT_SNAPSHOT, files_plots.PLOT_TIMEOUT_MS):
+                raise RuntimeError(f"{name}: the page did not keep the plot-ready snapshot")
+            page.goto("about:blank")  # its next spare boots on no other sample's time
+            kept_pages[name] = (page, where)
+        samples: dict[str, list[dict[str, Any]]] = {name: [] for name in [*builds, *kept_builds]}
         for _ in range(RUNS):
             for name, where in builds.items():
                 page = open_page(browser, where)
                 samples[name].append(page.evaluate(PLOT_AT_ONCE, args))
                 page.close()
-            samples[kept_name].append(visit(kept_page, url).evaluate(PLOT_AT_ONCE, args))
-            kept_page.goto("about:blank")  # its next spare boots on no other sample's time
+            for name, (page, where) in kept_pages.items():
+                samples[name].append(visit(page, where).evaluate(PLOT_AT_ONCE, args))
+                page.goto("about:blank")
     for name, taken in samples.items():
         plots = [float(t["plot"]) for t in taken]
         booted = ", ".join(sorted({str(t["snapshot"]) for t in taken}))
@@ -518,12 +524,13 @@ def first_plot_devices(browser: EngineBrowser, url: str, row: Row) -> None:
         row(f"  create, {name}", summary([float(t["create"]) for t in taken]))
         row(f"  spare booted, from navigation, {name}", summary([float(t["ready"]) for t in taken]))
     if baseline:
-        theirs = samples[f"baseline {Path(baseline).name}"]
-        base = statistics.median(float(t["plot"]) for t in theirs)
-        for name in (kept_name, "this build, device without the plot-ready snapshot"):
-            ours = statistics.median(float(t["plot"]) for t in samples[name])
-            label = name.removeprefix("this build, ")
-            row(f"  first plot, {label} / baseline (medians)", f"{ours / base:8.2f}x")
+        theirs = list(builds)[1], list(kept_builds)[1]
+        for ours, base in zip((fresh_name, kept_name), theirs, strict=True):
+            for key, what in (("plot", "first plot"), ("ready", "spare booted")):
+                mine = statistics.median(float(t[key]) for t in samples[ours])
+                their = statistics.median(float(t[key]) for t in samples[base])
+                label = ours.removeprefix("this build, ")
+                row(f"  {what}, {label} / baseline's (medians)", f"{mine / their:8.2f}x")
     row("load after the first-plot device rows", load())
 
 
