@@ -6,6 +6,10 @@
 // the worker has a request to serve, so a claim waits for one cell at most.
 // The optimised WebAssembly is shared by the page's workers, so only the page's first spare also
 // exercises the interpreter, which speeds up the page's first heavy import.
+// A worker restored from the plot-ready snapshot has matplotlib imported but its figure path cold
+// (its engine code, and the font files the snapshot released): its first figure costs about twice
+// a second one, in every new worker. So such a spare also draws the snapshot's warm-up figure once
+// more, last, and closes it, as the snapshot's build did.
 import type { PyProxy } from "pyodide/ffi";
 import { LIMITS, type KernelConfig } from "../protocol/types.js";
 import { releaseKernel, runCell } from "./execute.js";
@@ -73,5 +77,20 @@ export async function rehearse(runtime: Runtime, exercise: boolean, claimed: () 
       releaseKernel(kernel);
       kernel.destroy();
     }
+  }
+  if (runtime.bootedFrom === "plot") await warmPlotPath(runtime, claimed);
+}
+
+/** Draw and close the plot-ready snapshot's warm-up figure, unless a claim got in first. */
+async function warmPlotPath(runtime: Runtime, claimed: () => boolean): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (claimed()) return;
+  const plotting = runtime.pyodide.pyimport("wasmbox_kernel.plotting");
+  try {
+    for (const name of runtime.manifest.plotSnapshot?.packages ?? []) plotting.warm_package(name);
+  } catch (error) {
+    loaderLog.push(`warming the plot-ready figure path: ${error}`); // the first figure stays cold
+  } finally {
+    plotting.destroy();
   }
 }

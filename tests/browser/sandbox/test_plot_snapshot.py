@@ -125,3 +125,41 @@ def test_a_small_memory_budget_leaves_the_plot_ready_spare_to_the_next_session(
         "grown": "OUTCOME_OK",
         "roomyBooted": "plot",
     }
+
+
+# A plot-ready spare that rehearsed before its claim has drawn the snapshot's warm-up figure
+# once more (its font loaded, which the snapshot had released) and closed it: a session finds
+# no figure, its first figure is number 1, and it plots.
+AFTER_A_REHEARSAL = (
+    "async () => {"
+    + KEEP_PLOT_SNAPSHOT
+    + """
+  const rehearsals = () => performance.getEntriesByName("wasmbox:spare-rehearsed").length;
+  const before = rehearsals();
+  await wasmbox.Sandbox.warmup();
+  while (rehearsals() === before) await sleep(50);
+  const sb = await wasmbox.Sandbox.create({ timeoutMs: 120000 });
+  const env = await sb.environment();
+  const check =
+    "import json, sys\\n" +
+    "fm = sys.modules['matplotlib.font_manager']; plt = sys.modules['matplotlib.pyplot']\\n" +
+    "held = [fm._get_font.cache_info().currsize > 0, plt.get_fignums()]\\n" +
+    "json.dumps(held + [plt.figure().number])";
+  const held = JSON.parse((await sb.execute(check)).value["text/plain"].slice(1, -1));
+  const plot = await sb.execute("plt.close('all')\\nplt.plot([1, 2, 3]); plt.title('ok')");
+  await sb.close();
+  wasmbox.Sandbox.cooldown();
+  const shown = plot.displays.map((d) => d.mime);
+  return { kept: true, snapshot: env.snapshot, log: env.log, held, shown };
+}"""
+)
+
+
+def test_a_rehearsed_plot_ready_spare_has_warmed_its_figure_path(
+    engine: EngineBrowser, server: str
+) -> None:
+    outcome = on_a_new_page(engine, server, AFTER_A_REHEARSAL)
+    assert outcome["kept"] is True and outcome["snapshot"] == "plot", outcome
+    assert not any("warming" in line for line in outcome["log"]), outcome["log"]
+    assert outcome["held"] == [True, [], 1]
+    assert outcome["shown"] == ["image/png"]
