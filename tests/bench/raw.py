@@ -84,6 +84,20 @@ def warm_calls(page: EnginePage) -> list[float]:
     return times
 
 
+def open_spare_page(browser: EngineBrowser, url: str) -> EnginePage:
+    """`open_page`, its first worker for `spare_calls` booting at once, as a page's spare does."""
+    page = open_page(browser, url)
+    page.evaluate("() => rawPyodide.prepareSpare()")
+    return page
+
+
+def spare_calls(page: EnginePage) -> list[float]:
+    """W2 as a sandbox's is taken: one call, then WARM_CALLS timed, on a worker booted after the
+    last turn and idle since (as a page's warm spare), rather than one booted just before."""
+    times: list[float] = page.evaluate("([c, n]) => rawPyodide.spareCalls(c, n)", [W2, WARM_CALLS])
+    return times
+
+
 def keep_worker(page: EnginePage) -> int:
     """A booted raw Pyodide worker of `page` (`open_page`) kept for `run_kept` until `release`."""
     worker: int = page.evaluate("() => rawPyodide.keep()")
