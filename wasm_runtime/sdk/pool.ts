@@ -14,9 +14,11 @@ const bootedSpares = new WeakMap<Promise<Engine>, Engine>();
 
 // A spare's boot takes a core for about a second, which would slow the first runs of the sandbox
 // that just claimed the last one (`make bench-sandbox` shows by how much). So the next spare
-// waits while any sandbox starts or runs code, but not past REFILL_MAX_DELAY_MS, so a
-// replacement after a hard kill is still ready soon.
+// waits until no sandbox has started, run or ended code for REFILL_SETTLE_MS (a program's calls
+// a few milliseconds apart are idle at most instants a poll samples), but not past
+// REFILL_MAX_DELAY_MS, so a replacement after a hard kill is still ready soon.
 const REFILL_POLL_MS = 100;
+const REFILL_SETTLE_MS = 300;
 const REFILL_MAX_DELAY_MS = 1_500;
 // A plot-ready spare's boot is heavier (it reads 119 MB from the store and compiles 36 modules), so
 // it waits longer: past the first plot of the session that just claimed one, but not through a
@@ -26,8 +28,9 @@ const REFILL_HEAVY_MAX_DELAY_MS = 5_000;
 // would otherwise share its cores with that boot; its next spare waits for a pause instead.
 const REFILL_QUIET_MS = 1_000;
 
-/** How a claimed spare is replaced: "soon" (once the page is idle, within 1.5 s) or "quiet" (once no
- * sandbox has started, run or finished code for REFILL_QUIET_MS, however long that takes). */
+/** How a claimed spare is replaced: "soon" (once the page has been idle for REFILL_SETTLE_MS, within
+ * 1.5 s) or "quiet" (once no sandbox has started, run or finished code for REFILL_QUIET_MS, however
+ * long that takes). */
 export type Refill = "soon" | "quiet";
 const refills = new Map<string, Refill>();
 
@@ -38,9 +41,8 @@ function refillWhenIdle(frameUrl: string, activity: Activity, hold: Promise<unkn
   let latest = 0;
   const attempt = (): void => {
     if (spares.has(frameUrl)) return;
-    const wait = quiet
-      ? activity.busy || activity.sinceChange() < REFILL_QUIET_MS
-      : activity.busy && performance.now() < latest;
+    const idle = !activity.busy && activity.sinceChange() >= (quiet ? REFILL_QUIET_MS : REFILL_SETTLE_MS);
+    const wait = !idle && (quiet || performance.now() < latest);
     if (wait) return void setTimeout(attempt, REFILL_POLL_MS);
     refill(frameUrl, activity);
   };

@@ -80,9 +80,9 @@ def test_a_claimed_spare_keeps_nothing_of_its_rehearsal(
 
 
 # Frames on the page after `seconds` of runs with `gapMs` between them, as a program sends them.
-FRAMES_WITH_A_QUIET_REFILL = """async ([seconds, gapMs]) => {
+FRAMES_WITH_A_QUIET_REFILL = """async ([seconds, gapMs, refill]) => {
   const frames = () => document.querySelectorAll("iframe").length;
-  await wasmbox.Sandbox.warmup({ refill: "quiet" });
+  await wasmbox.Sandbox.warmup({ refill });
   const sb = await wasmbox.Sandbox.create();
   const end = performance.now() + seconds * 1000;
   while (performance.now() < end) {
@@ -99,8 +99,19 @@ def test_a_quiet_refill_waits_for_a_pause_in_the_runs(
     context, page = open_page(browser, isolated_server)
     # Past the 1.5 s that bounds the default rule, with the page idle most of the time between
     # runs (what a sample now and then would take for a pause): still only the sandbox's frame.
-    assert page.evaluate(FRAMES_WITH_A_QUIET_REFILL, [2.5, 60]) == 1
+    assert page.evaluate(FRAMES_WITH_A_QUIET_REFILL, [2.5, 60, "quiet"]) == 1
     page.wait_for_function(TWO_FRAMES, timeout=60_000)  # then a pause: the next spare boots
+    context.close()
+
+
+def test_the_next_spare_waits_for_a_pause_between_runs(
+    browser: Browser, isolated_server: str
+) -> None:
+    context, page = open_page(browser, isolated_server)
+    # Runs 60 ms apart for 0.8 s, well inside the 1.5 s bound: the page is idle at most instants
+    # a poll would sample, yet never for 300 ms, so the new spare has not started beside them.
+    assert page.evaluate(FRAMES_WITH_A_QUIET_REFILL, [0.8, 60, "soon"]) == 1
+    page.wait_for_function(TWO_FRAMES, timeout=60_000)  # then it boots
     context.close()
 
 
