@@ -1,29 +1,29 @@
 """Sandbox figures (`make bench-sandbox BROWSER=chromium,firefox,webkit`): the rows W1–W11 of
 shared/bench/WORKLOADS.md through the SDK, in each engine named (cross-origin isolated app page, or
 a plain one where the engine cannot run isolated: tests/support/engines ENGINE_GAPS), plus `create`
-from the warm spare, 10 MB / 100 MB files in and out, and issue 27's rows: 10,000 empty files in one
-run, a session's first plot, and a seaborn pairplot next to native CPython
+from the warm spare, 10 MB / 100 MB files in and out, and issue 27's rows: 10,000 empty files in
+one run, a session's first plot, and a seaborn pairplot next to native CPython
 (tests/bench/files_plots.py, shared with bench-reliability). W10, W11: tests/bench/sessions.py.
 W1–W4 and the 10,000 files also in raw Pyodide (tests/bench/raw.py), in the same run: in a Node
-worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both.
-`--only raw` prints those rows alone; `--only files` the 10,000 files alone, beside raw Pyodide's
-in a plain worker of the same browser kept across runs as a sandbox is, a run of each in turn, with
-their ratio; `--only plots` the plot rows alone, `--only first-plot` the first-plot rows without
-the pairplot (at once on a device that has not kept the plot-ready snapshot and on one that has, at
+worker (W1–W4) and in a plain worker of each engine, with each row's ratio to both. `--only raw`
+prints those rows alone; `--only files` the 10,000 files alone, beside raw Pyodide's in a plain
+worker of the same browser kept across runs as a sandbox is, a run of each in turn, with their
+ratio; `--only plots` the plot rows alone, `--only first-plot` the first-plot rows without the
+pairplot (at once on a device that has not kept the plot-ready snapshot and on one that has, at
 once, on a page open and quiet 5 and 10 s with the spare's idle preload on and off, and a session
-claiming the spare mid-preload; `--only first-plot-devices` the first of these alone), `--only
-plot-steps` the first plot's steps alone; `--only sessions` prints W2, W10 and W11 alone, `--only
-w11` W11 alone, `--only tools` W2 and a no-op host tool's round trip (awaited, and synchronous in
-interrupt mode), `--only w2` W2 beside raw Pyodide's in a plain worker of the same browser, a
-sample of each in turn (and of the baseline's, below), each turn begun once the browser is idle
-(tests/bench/quiet.py), raw Pyodide's both in a worker booted just before (as W1–W4 take it) and
-in one booted a turn before and idle since, as a sandbox's spare is, `--only describe` the
-agent's file preview (describeFiles of a 50 MB CSV and of 20 files) alone. With
-WASMBOX_BENCH_BASELINE=DIR also DIR's build, alternating: in W11, in the describe rows, in W2 and
-W4 of `--only raw`, in `--only w2`, in `--only files`, in `--only plot-steps` and in the first
-plot on each device. Several engines:
-measured one after another, then one table with a column per engine; a row that failed in an engine
-gives the reason in its cell. Prints figures only, nothing here asserts a time."""
+claiming the spare mid-preload; `--only first-plot-devices` the first of these alone, and on the
+device that has, a session created once its spare has rehearsed), `--only plot-steps` the first
+plot's steps alone; `--only sessions` prints W2, W10 and W11 alone, `--only w11` W11 alone, `--only
+tools` W2 and a no-op host tool's round trip (awaited, and synchronous in interrupt mode), `--only
+w2` W2 beside raw Pyodide's in a plain worker of the same browser, a sample of each in turn (and of
+the baseline's, below), each turn begun once the browser is idle (tests/bench/quiet.py), raw
+Pyodide's both in a worker booted just before (as W1–W4 take it) and in one booted a turn before
+and idle since, as a sandbox's spare is, `--only describe` the agent's file preview (describeFiles
+of a 50 MB CSV and of 20 files) alone. With WASMBOX_BENCH_BASELINE=DIR also DIR's build,
+alternating: in W11, in the describe rows, in W2 and W4 of `--only raw`, in `--only w2`, in `--only
+files`, in `--only plot-steps` and in the first plot on each device. Several engines: measured one
+after another, then one table with a column per engine; a row that failed in an engine gives the
+reason in its cell. Prints figures only, nothing here asserts a time."""
 
 from __future__ import annotations
 
