@@ -98,7 +98,7 @@ def test_a_pandas_session_resumes_from_the_package_snapshot(
         page.goto(f"{engine_server}{SDK_PAGE}")
         page.wait_for_function("window.sdkReady === true", timeout=BOOT_TIMEOUT_MS)
         later = page.evaluate(PANDAS_RESUME, sandbox_id)
-        assert set(SNAPSHOT_FILES) <= set(later["stored"])
+        assert set(SNAPSHOT_FILES) <= set(later["stored"]), later
         assert later == {**later, "value": VALUE, "snapshot": "packages", "log": []}
         by_page = set(later["readByPage"]) & set(SNAPSHOT_FILES)
         expected = set(READ_WHOLE) if engine.name == "firefox" else set()
